@@ -1,0 +1,49 @@
+// Builds Atrium: Astro's server and client bundles, then our HTTP server (src/server/main.ts) with
+// esbuild, a build manifest for new-deployment detection, and brotli/gzip copies of client files.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, gzipSync, constants } from 'node:zlib';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const started = Date.now();
+
+const astro = spawnSync('astro', ['build'], { cwd: root, stdio: 'inherit', env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1' } });
+if (astro.status !== 0) process.exit(astro.status ?? 1);
+
+await build({
+  entryPoints: [join(root, 'src/server/main.ts')],
+  outfile: join(root, 'dist/atrium.mjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+
+const clientDir = join(root, 'dist/client');
+const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+writeFileSync(join(clientDir, 'build-manifest.json'), JSON.stringify({ id, builtAt: new Date().toISOString() }));
+
+let files = 0;
+let saved = 0;
+const walk = (dir) => {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) { walk(full); continue; }
+    if (!/\.(?:js|mjs|css|html|json|svg|txt|xml|webmanifest|map)$/.test(entry.name) || statSync(full).size < 1024) continue;
+    const body = readFileSync(full);
+    const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+    writeFileSync(`${full}.br`, br);
+    writeFileSync(`${full}.gz`, gzipSync(body, { level: 9 }));
+    files++;
+    saved += body.length - br.length;
+  }
+};
+walk(clientDir);
+console.log(`[atrium] build ${id}: ${files} client files precompressed (${Math.round(saved / 1024)} KB saved with brotli) in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -1,0 +1,21 @@
+/// <reference types="astro/client" />
+
+declare namespace App {
+  interface Locals {
+    runtime: import('./lib/server/runtime').Runtime;
+    requestId: string;
+    /** Locale of the page: cookie `ba-lang`, else Accept-Language, else zh-cn. */
+    locale: import('./lib/i18n').Locale;
+    /** Locale of an API reply: header `think-lang`/`ba-lang` first, else `locale`. */
+    apiLocale: import('./lib/i18n').Locale;
+    theme: import('./lib/server/request-context').Theme;
+    host: import('./lib/shared/hosts').HostContext;
+    /** The logged-in member; null for visitors. */
+    user: import('./lib/server/request-context').SessionUser | null;
+    route: import('./lib/shared/routes').RouteMatch | null;
+    /** Filled by the `user-mount` route middleware on /user pages. */
+    memberCenter?: import('./lib/server/route-middleware').MemberCenter;
+    /** Set by a page whose HTML is the same for every visitor: tags that invalidate it. */
+    cacheTags: string[] | null;
+  }
+}

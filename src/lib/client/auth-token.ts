@@ -1,0 +1,41 @@
+// Where the browser keeps the member's tokens (spec §3 storage keys). The members issue writes
+// them at login; the request layer only reads, refreshes and clears them.
+export const USER_INFO_KEY = 'userInfo-v5';
+export const TOKEN_KEY = 'ba-user-token';
+
+export interface StoredUser {
+  id?: number;
+  username?: string;
+  nickname?: string;
+  avatar?: string;
+  token?: string;
+  refresh_token?: string;
+}
+
+function storage(): Storage | null {
+  try { return typeof localStorage === 'undefined' ? null : localStorage; } catch { return null; }
+}
+
+export function readUser(): StoredUser {
+  try { return JSON.parse(storage()?.getItem(USER_INFO_KEY) ?? '{}') as StoredUser; } catch { return {}; }
+}
+
+export function getToken(): string {
+  return readUser().token || storage()?.getItem(TOKEN_KEY) || '';
+}
+
+export function getRefreshToken(): string {
+  return readUser().refresh_token ?? '';
+}
+
+export function setToken(token: string): void {
+  const user = readUser();
+  if (user.id) storage()?.setItem(USER_INFO_KEY, JSON.stringify({ ...user, token }));
+  storage()?.setItem(TOKEN_KEY, token);
+}
+
+export function clearToken(): void {
+  const user = readUser();
+  if (user.id) storage()?.setItem(USER_INFO_KEY, JSON.stringify({ ...user, token: '', refresh_token: '' }));
+  storage()?.removeItem(TOKEN_KEY);
+}

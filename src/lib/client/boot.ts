@@ -1,0 +1,36 @@
+// The script every page loads: theme and language switches, the navigation progress bar,
+// new-deployment detection and `window.Atrium` for modules. No framework code.
+import { setDark, isDark, setLanguage } from './preferences';
+import { finishProgress, startProgress } from './progress';
+import { watchDeployments } from './deploy-watch';
+import type { NotifyOptions, NotifyHandle } from './notify';
+
+declare global {
+  interface Window {
+    Atrium: { notify(options: NotifyOptions | string): Promise<NotifyHandle> };
+  }
+}
+
+window.Atrium = {
+  // The notification code loads on first use: most visits never show one.
+  notify: (options) => import('./notify').then((m) => m.notify(options)),
+};
+
+document.addEventListener('click', (event) => {
+  const target = (event.target as HTMLElement | null)?.closest<HTMLElement>('[data-action]');
+  if (!target) return;
+  if (target.dataset.action === 'toggle-theme') {
+    setDark(!isDark());
+    target.setAttribute('aria-pressed', String(isDark()));
+  } else if (target.dataset.action === 'set-language' && target.dataset.locale) {
+    setLanguage(target.dataset.locale);
+  }
+});
+
+document.addEventListener('astro:before-preparation', startProgress);
+document.addEventListener('astro:after-swap', finishProgress);
+document.addEventListener('astro:page-load', finishProgress);
+
+const meta = (name: string): string => document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? '';
+const build = meta('atrium-build');
+if (build && build !== 'dev') watchDeployments(build, Number(meta('atrium-deploy-poll')) || 60);

@@ -1,0 +1,18 @@
+import type zh from '../zh-cn/home';
+import type { Messages } from '../types';
+
+export default {
+  'home.title': 'Home',
+  'home.tagline': 'Questions and answers, documentation, a module market and AI chat: one community for developers.',
+  'home.ask.title': 'Community',
+  'home.ask.body': 'Ask questions, share what you know, and keep the answers.',
+  'home.md.title': 'Docs',
+  'home.md.body': 'Read and write documentation in the browser with live preview.',
+  'home.modules.title': 'Module market',
+  'home.modules.body': 'Find, buy and publish modules for your site.',
+  'home.chat.title': 'AI chat',
+  'home.chat.body': 'Talk with an AI assistant and watch the answer stream in.',
+  'home.open': 'Open',
+  'home.latest': 'Latest activity',
+  'home.latestEmpty': 'Nothing here yet. The first post and the first book will show up here.',
+} as const satisfies Messages<typeof zh>;

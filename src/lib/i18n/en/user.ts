@@ -1,0 +1,33 @@
+import type zh from '../zh-cn/user';
+import type { Messages } from '../types';
+
+export default {
+  'user.title': 'Member center',
+  'user.login.title': 'Log in',
+  'user.login.lead': 'Members can post, buy modules and chat with the AI assistant.',
+  'user.login.unavailable': 'Member sign-up and log-in are not open on this site yet.',
+  'user.login.back': 'Back to the home page',
+  'user.menu.account': 'My account',
+  'user.menu.account/overview': 'Overview',
+  'user.menu.account/profile': 'Profile',
+  'user.menu.account/changePassword': 'Change password',
+  'user.menu.account/integral': 'Points',
+  'user.menu.account/balance': 'Balance',
+  'user.menu.account/signIn': 'Daily check-in',
+  'user.menu.account/invoice': 'Invoices',
+  'user.menu.account/moduleOrders': 'Module orders',
+  'user.menu.account/notice': 'Notices',
+  'user.menu.ask': 'Community',
+  'user.menu.ask/post': 'My posts',
+  'user.menu.ask/comment': 'My replies',
+  'user.menu.ask/collect': 'My collections',
+  'user.menu.developer': 'Developer',
+  'user.menu.developer/verif': 'Developer verification',
+  'user.menu.developer/modules': 'My modules',
+  'user.menu.developer/orders': 'Sales',
+  'user.menu.developer/earnings': 'Earnings',
+  'user.menu.messageCenter': 'Message center',
+  'user.menu.userCenter': 'Member center',
+  'user.card.title': 'Member card',
+  'user.iframe.title': 'Embedded page',
+} as const satisfies Messages<typeof zh>;

@@ -1,0 +1,47 @@
+import { interpolate, type Locale } from './types';
+import zhCommon from './zh-cn/common';
+import enCommon from './en/common';
+import zhApi from './zh-cn/api';
+import enApi from './en/api';
+import zhHome from './zh-cn/home';
+import enHome from './en/home';
+import zhAsk from './zh-cn/ask';
+import enAsk from './en/ask';
+import zhMd from './zh-cn/md';
+import enMd from './en/md';
+import zhModules from './zh-cn/modules';
+import enModules from './en/modules';
+import zhUser from './zh-cn/user';
+import enUser from './en/user';
+import zhChat from './zh-cn/chat';
+import enChat from './en/chat';
+
+export * from './types';
+
+const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat };
+type Groups = typeof zh;
+export type Group = keyof Groups;
+
+/** Every dictionary by locale and page group; en is checked against zh-cn key by key. */
+export const DICTIONARIES: Record<Locale, { [G in keyof Groups]: Record<keyof Groups[G], string> }> = {
+  'zh-cn': zh,
+  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat },
+};
+
+export type Key<G extends Group> = keyof Groups['common'] | keyof Groups[G];
+export type Translate<G extends Group> = (key: Key<G>, values?: Record<string, string | number>) => string;
+
+/** Returns `t()` for one request: the common strings plus one page group, in one locale. */
+export function translator<G extends Group>(locale: Locale, group: G): Translate<G> {
+  const common = DICTIONARIES[locale].common as Record<string, string>;
+  const own = DICTIONARIES[locale][group] as Record<string, string>;
+  return (key, values) => {
+    const k = key as string;
+    return interpolate(own[k] ?? common[k] ?? k, values);
+  };
+}
+
+/** Looks a key up in any group (for rule titles and other data-driven keys); null when absent. */
+export function lookup(locale: Locale, group: keyof Groups, key: string): string | null {
+  return (DICTIONARIES[locale][group] as Record<string, string>)[key] ?? null;
+}

@@ -1,0 +1,15 @@
+export default {
+  'home.title': '首页',
+  'home.tagline': '问答社区、在线文档、模块市场与 AI 对话，一站式的开发者社区。',
+  'home.ask.title': '社区问答',
+  'home.ask.body': '提出问题、分享经验，让答案沉淀下来。',
+  'home.md.title': '文档',
+  'home.md.body': '在浏览器中阅读与编写文档，实时预览。',
+  'home.modules.title': '模块市场',
+  'home.modules.body': '发现、购买和发布站点模块。',
+  'home.chat.title': 'AI 对话',
+  'home.chat.body': '与 AI 助手对话，答案流式呈现。',
+  'home.open': '进入',
+  'home.latest': '最新动态',
+  'home.latestEmpty': '还没有动态。社区的第一篇帖子、第一本文档都会出现在这里。',
+} as const;

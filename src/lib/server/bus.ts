@@ -1,0 +1,66 @@
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * Cross-instance events (cache invalidation now; unread counts and chat later). In one process it is
+ * an EventEmitter; with Redis every instance receives every message, including its own.
+ */
+export interface Bus {
+  readonly instanceId: string;
+  publish(channel: string, message: unknown): Promise<void>;
+  subscribe(channel: string, handler: (message: unknown, fromSelf: boolean) => void): () => void;
+  close(): Promise<void>;
+}
+
+interface Wire { from: string; message: unknown }
+
+export function createMemoryBus(): Bus {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  const instanceId = randomUUID();
+  return {
+    instanceId,
+    publish: async (channel, message) => { emitter.emit(channel, message); },
+    subscribe(channel, handler) {
+      const listener = (message: unknown): void => handler(message, true);
+      emitter.on(channel, listener);
+      return () => emitter.off(channel, listener);
+    },
+    close: async () => { emitter.removeAllListeners(); },
+  };
+}
+
+const PREFIX = 'atrium:bus:';
+
+export async function createRedisBus(pub: Redis): Promise<Bus> {
+  const sub = pub.duplicate();
+  const instanceId = randomUUID();
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  sub.on('message', (channel: string, raw: string) => {
+    try {
+      const wire = JSON.parse(raw) as Wire;
+      emitter.emit(channel.slice(PREFIX.length), wire.message, wire.from === instanceId);
+    } catch { /* a foreign message on our prefix: ignore */ }
+  });
+  const subscribed = new Set<string>();
+  return {
+    instanceId,
+    async publish(channel, message) {
+      await pub.publish(PREFIX + channel, JSON.stringify({ from: instanceId, message } satisfies Wire));
+    },
+    subscribe(channel, handler) {
+      if (!subscribed.has(channel)) {
+        subscribed.add(channel);
+        void sub.subscribe(PREFIX + channel);
+      }
+      emitter.on(channel, handler);
+      return () => emitter.off(channel, handler);
+    },
+    async close() {
+      emitter.removeAllListeners();
+      sub.disconnect();
+    },
+  };
+}

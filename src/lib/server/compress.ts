@@ -1,0 +1,49 @@
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+
+const brotli = promisify(brotliCompress);
+const gz = promisify(gzip);
+
+export type Encoding = 'br' | 'gzip' | 'identity';
+
+/** Picks the best encoding the client accepts among the ones we have. */
+export function pickEncoding(acceptEncoding: string | undefined, available: readonly Encoding[] = ['br', 'gzip']): Encoding {
+  const accept = (acceptEncoding ?? '').toLowerCase();
+  const accepts = (name: string): boolean => new RegExp(`(?:^|,)\\s*${name}\\s*(?:;\\s*q=(?!0(?:\\.0*)?\\s*(?:,|$))[\\d.]+)?\\s*(?:,|$)`).test(accept);
+  if (available.includes('br') && accepts('br')) return 'br';
+  if (available.includes('gzip') && accepts('gzip')) return 'gzip';
+  return 'identity';
+}
+
+/** Compresses a complete body once, for cached pages and precompressed files: slow settings, small output. */
+export async function compressAll(body: Buffer): Promise<{ br: Buffer; gzip: Buffer }> {
+  const [b, g] = await Promise.all([
+    brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+    gz(body, { level: 9 }),
+  ]);
+  return { br: b, gzip: g };
+}
+
+/** Content types worth compressing. */
+export function isCompressible(contentType: string | null | undefined): boolean {
+  return !!contentType && /^(?:text\/|application\/(?:json|javascript|xml|rss\+xml|manifest\+json)|image\/svg\+xml)/.test(contentType);
+}
+
+/**
+ * Compresses a web Response on the fly when the client accepts it (pages and API replies that are
+ * not cached). Brotli at stream speed; bodies under 1 KB are left alone.
+ */
+export function compressResponse(request: Request, response: Response): Response {
+  const headers = response.headers;
+  if (!response.body || headers.has('content-encoding') || !isCompressible(headers.get('content-type'))) return response;
+  const length = Number(headers.get('content-length') ?? Infinity);
+  if (length < 1024) return response;
+  const encoding = pickEncoding(request.headers.get('accept-encoding') ?? undefined);
+  const out = new Headers(headers);
+  if (!/accept-encoding/i.test(out.get('vary') ?? '')) out.append('vary', 'Accept-Encoding');
+  if (encoding === 'identity') return new Response(response.body, { status: response.status, statusText: response.statusText, headers: out });
+  out.set('content-encoding', encoding);
+  out.delete('content-length');
+  const stream = response.body.pipeThrough(new CompressionStream(encoding === 'br' ? ('brotli' as CompressionFormat) : 'gzip'));
+  return new Response(stream, { status: response.status, statusText: response.statusText, headers: out });
+}

@@ -1,0 +1,112 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from './client';
+import { config, userGroup, userRule } from './schema';
+
+export const VERSION = 'v0.1.0';
+
+/** The head navigation a new site starts with: titles per locale, app paths. */
+export const DEFAULT_HEAD_NAV = [
+  { title: { 'zh-cn': '社区', en: 'Community' }, url: '/ask' },
+  { title: { 'zh-cn': '文档', en: 'Docs' }, url: '/md' },
+  { title: { 'zh-cn': '模块市场', en: 'Modules' }, url: '/modules' },
+  { title: { 'zh-cn': 'AI 对话', en: 'AI Chat' }, url: '/chat' },
+];
+
+type ConfigSeed = Pick<typeof config.$inferInsert, 'name' | 'group' | 'title' | 'type' | 'value' | 'tip'>;
+
+export const DEFAULT_CONFIG: ConfigSeed[] = [
+  { name: 'site_name', group: 'basics', title: 'Site name', type: 'string', value: 'Atrium' },
+  { name: 'record_number', group: 'basics', title: 'Record number', type: 'string', value: '' },
+  { name: 'version', group: 'basics', title: 'Version', type: 'string', value: VERSION },
+  { name: 'time_zone', group: 'basics', title: 'Time zone', type: 'string', value: 'Asia/Shanghai' },
+  { name: 'cdn_url', group: 'basics', title: 'CDN URL', type: 'string', value: '', tip: 'Empty: this host' },
+  { name: 'api_url', group: 'basics', title: 'API URL', type: 'string', value: '', tip: 'Empty: this host' },
+  { name: 'head_nav', group: 'basics', title: 'Head navigation', type: 'json', value: JSON.stringify(DEFAULT_HEAD_NAV) },
+  { name: 'open_member_center', group: 'basics', title: 'Member center open', type: 'switch', value: '1' },
+  { name: 'open_source_star_dialog', group: 'basics', title: 'Open-source star dialog', type: 'switch', value: '0' },
+  { name: 'upload_mode', group: 'upload', title: 'Upload mode', type: 'string', value: 'local' },
+  { name: 'upload_max_size', group: 'upload', title: 'Maximum upload size', type: 'string', value: '10mb' },
+  { name: 'upload_allowed_suffixes', group: 'upload', title: 'Allowed suffixes', type: 'string', value: 'jpg,png,bmp,jpeg,gif,webp,zip,rar,wav,mp4,mp3' },
+  { name: 'upload_allowed_mime_types', group: 'upload', title: 'Allowed MIME types', type: 'string', value: '' },
+  { name: 'upload_save_name', group: 'upload', title: 'Save name template', type: 'string', value: '/storage/{topic}/{year}{mon}{day}/{fileName}{fileSha1}{.suffix}' },
+];
+
+interface RuleSeed {
+  type: (typeof userRule.$inferInsert)['type'];
+  name: string;
+  title: string;
+  path?: string;
+  menuType?: string;
+  icon?: string;
+  children?: RuleSeed[];
+}
+
+const menu = (name: string, title: string, icon: string): RuleSeed => ({ type: 'menu', name, title, path: name, icon });
+
+/** The member-center rule tree: one menu entry per /user child of spec §2. */
+export const DEFAULT_RULES: RuleSeed[] = [
+  { type: 'menu_dir', name: 'account', title: '我的账户', path: 'account', icon: 'user', children: [
+    menu('account/overview', '账户概览', 'home'),
+    menu('account/profile', '个人资料', 'id-card'),
+    menu('account/changePassword', '修改密码', 'key'),
+    menu('account/integral', '积分记录', 'star'),
+    menu('account/balance', '余额记录', 'wallet'),
+    menu('account/signIn', '每日签到', 'calendar'),
+    menu('account/invoice', '发票', 'receipt'),
+    menu('account/moduleOrders', '模块订单', 'package'),
+    menu('account/notice', '站内公告', 'bell'),
+  ] },
+  { type: 'menu_dir', name: 'ask', title: '社区', path: 'ask', icon: 'chat', children: [
+    menu('ask/post', '我的帖子', 'edit'),
+    menu('ask/comment', '我的回复', 'reply'),
+    menu('ask/collect', '我的收藏', 'bookmark'),
+  ] },
+  { type: 'menu_dir', name: 'developer', title: '开发者', path: 'developer', icon: 'code', children: [
+    menu('developer/verif', '开发者认证', 'badge'),
+    menu('developer/modules', '我的模块', 'package'),
+    menu('developer/orders', '销售订单', 'list'),
+    menu('developer/earnings', '收益', 'chart'),
+  ] },
+  { type: 'route', name: 'messageCenter', title: '消息中心', path: 'messageCenter' },
+  { type: 'nav_user_menu', name: 'userCenter', title: '会员中心', path: '/user', menuType: 'tab' },
+  { type: 'nav_user_menu', name: 'messageCenter', title: '消息中心', path: '/user/messageCenter', menuType: 'tab' },
+];
+
+const now = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * Fills an empty database with the defaults a new site needs. Idempotent: existing rows are
+ * never touched, so an operator's changes survive. Returns one line per thing it did.
+ */
+export async function seedDefaults(db: Db): Promise<string[]> {
+  const done: string[] = [];
+  const existing = new Set((await db.select({ name: config.name }).from(config)).map((r) => r.name));
+  const missing = DEFAULT_CONFIG.filter((c) => !existing.has(c.name));
+  if (missing.length) {
+    await db.insert(config).values(missing.map((c, i) => ({ ...c, weigh: 100 - i, updateTime: now() }))).onConflictDoNothing();
+    done.push(`config: added ${missing.map((c) => c.name).join(', ')}`);
+  }
+  const [{ count: ruleCount } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(userRule);
+  if (ruleCount === 0) {
+    let total = 0;
+    const insertTree = async (nodes: RuleSeed[], pid: number): Promise<void> => {
+      for (const [i, node] of nodes.entries()) {
+        const [row] = await db.insert(userRule).values({
+          pid, type: node.type, name: node.name, title: node.title, path: node.path ?? node.name,
+          icon: node.icon ?? '', menuType: node.menuType ?? 'tab', weigh: 100 - i, status: 1,
+          createTime: now(), updateTime: now(),
+        }).returning({ id: userRule.id });
+        total++;
+        if (node.children && row) await insertTree(node.children, row.id);
+      }
+    };
+    await insertTree(DEFAULT_RULES, 0);
+    done.push(`user_rule: added the member-center menu (${total} rules)`);
+  }
+  const [{ count: groupCount } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(userGroup);
+  if (groupCount === 0) {
+    await db.insert(userGroup).values({ name: '默认分组', rules: '*', status: 1, createTime: now(), updateTime: now() });
+    done.push('user_group: added the default group (all rules)');
+  }
+  return done;
+}

@@ -1,0 +1,52 @@
+import { resolve } from 'node:path';
+
+/** Everything Atrium reads from the environment; README's configuration table lists the same. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** Project root: migrations, built client files and docs are found from here. */
+  root: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  siteDomain: string | null;
+  /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy. */
+  trustProxy: boolean;
+  maxBodyBytes: number;
+  pageCacheBytes: number;
+  /** Requests per minute one IP may send to /api/*. */
+  apiRateLimit: number;
+  /** Seconds the browser waits between checks of the build manifest. */
+  deployPollSeconds: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+function int(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative whole number, got "${value}"`);
+  return n;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const root = resolve(env.ATRIUM_ROOT ?? process.cwd());
+  const level = env.LOG_LEVEL ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`LOG_LEVEL must be debug, info, warn or error, got "${level}"`);
+  const domain = env.SITE_DOMAIN?.trim().toLowerCase().replace(/^\.+|\.+$/g, '') || null;
+  if (domain && !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(domain)) throw new Error(`SITE_DOMAIN must be a bare domain like example.com, got "${env.SITE_DOMAIN}"`);
+  return {
+    port: int(env.PORT, 4321, 'PORT'),
+    host: env.HOST || '0.0.0.0',
+    root,
+    dataDir: resolve(root, env.DATA_DIR || 'data'),
+    databaseUrl: env.DATABASE_URL || null,
+    redisUrl: env.REDIS_URL || null,
+    siteDomain: domain,
+    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
+    maxBodyBytes: int(env.MAX_BODY_BYTES, 16 * 1024 * 1024, 'MAX_BODY_BYTES'),
+    pageCacheBytes: int(env.PAGE_CACHE_MB, 64, 'PAGE_CACHE_MB') * 1024 * 1024,
+    apiRateLimit: int(env.API_RATE_LIMIT, 600, 'API_RATE_LIMIT'),
+    deployPollSeconds: int(env.DEPLOY_POLL_SECONDS, 60, 'DEPLOY_POLL_SECONDS'),
+    logLevel: level as ServerConfig['logLevel'],
+  };
+}

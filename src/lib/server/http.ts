@@ -1,0 +1,108 @@
+import type { APIContext, APIRoute } from 'astro';
+import { z } from 'zod';
+import { Code, type Envelope } from '../shared/codes';
+import { lookup, translator, type Locale } from '../i18n';
+
+type ApiKey = Parameters<ReturnType<typeof translator<'api'>>>[0];
+
+/** The one error services throw: a message key, optional field errors, and the envelope code. */
+export class AppError extends Error {
+  constructor(
+    readonly key: ApiKey,
+    readonly options: { code?: number; status?: number; data?: unknown; values?: Record<string, string | number>; fields?: Record<string, string> } = {},
+  ) {
+    super(key);
+  }
+}
+
+/** `{code, msg, data, time}` as a JSON response. */
+export function envelope<T>(body: Omit<Envelope<T>, 'time'>, status = 200, headers: Record<string, string> = {}): Response {
+  const payload: Envelope<T> = { ...body, time: Math.floor(Date.now() / 1000) };
+  return new Response(JSON.stringify(payload), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+export function ok<T>(data: T, msg = ''): Response {
+  return envelope({ code: Code.ok, msg, data });
+}
+
+/** Turns any thrown value into an envelope in the request's language; unexpected errors are logged, never shown. */
+export function errorResponse(err: unknown, locale: Locale, requestId: string, log?: (msg: string, extra: Record<string, unknown>) => void): Response {
+  const t = translator(locale, 'api');
+  if (err instanceof AppError) {
+    const { code = Code.error, status = 200, data, values, fields } = err.options;
+    return envelope({ code, msg: t(err.key, values), data: fields ? { ...(data as object | undefined), fields } : (data ?? null) }, status);
+  }
+  log?.('unhandled error', { requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
+  return envelope({ code: Code.error, msg: t('api.internal', { requestId }), data: null }, 500);
+}
+
+/** Language of an API call: header `think-lang` or `ba-lang`, else the cookie, else the page's locale. */
+export function apiLocale(request: Request, fallback: Locale): Locale {
+  const raw = (request.headers.get('think-lang') ?? request.headers.get('ba-lang') ?? '').toLowerCase();
+  return raw === 'en' || raw === 'zh-cn' ? raw : fallback;
+}
+
+/** Maps zod issues to `{field: message}` in the request's language. */
+export function fieldErrors(error: z.ZodError, locale: Locale): Record<string, string> {
+  const t = translator(locale, 'api');
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+    for (const path of keys) {
+      const name = path.join('.') || '_';
+      if (fields[name]) continue;
+      fields[name] = issueMessage(issue, t, locale);
+    }
+  }
+  return fields;
+}
+
+function issueMessage(issue: z.core.$ZodIssue, t: ReturnType<typeof translator<'api'>>, locale: Locale): string {
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return t('field.unknown');
+    case 'invalid_type':
+      if (issue.input === undefined) return t('field.required');
+      if (issue.expected === 'int') return t('field.integer');
+      return t('field.type', { expected: lookup(locale, 'api', `type.${issue.expected}`) ?? issue.expected });
+    case 'invalid_value':
+      return t('field.enum', { values: issue.values.map(String).join(', ') });
+    case 'too_small':
+      return issue.origin === 'string' ? (Number(issue.minimum) <= 1 ? t('field.required') : t('field.tooShort', { min: Number(issue.minimum) })) : t('field.tooSmall', { min: Number(issue.minimum) });
+    case 'too_big':
+      return issue.origin === 'string' ? t('field.tooLong', { max: Number(issue.maximum) }) : t('field.tooBig', { max: Number(issue.maximum) });
+    default:
+      return issue.message && !issue.message.startsWith('Invalid') ? issue.message : t('field.format');
+  }
+}
+
+/** Parses input with a shared schema: query string for GET/HEAD, JSON body otherwise. */
+export async function readInput<S extends z.ZodType>(ctx: APIContext, schema: S): Promise<z.output<S>> {
+  let raw: unknown;
+  if (ctx.request.method === 'GET' || ctx.request.method === 'HEAD') {
+    raw = Object.fromEntries(ctx.url.searchParams);
+  } else {
+    const text = await ctx.request.text();
+    if (text.trim() === '') raw = {};
+    else {
+      try { raw = JSON.parse(text); } catch { throw new AppError('api.invalidJson', { status: 400 }); }
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new AppError('api.invalidInput', { fields: fieldErrors(parsed.error, ctx.locals.apiLocale) });
+  return parsed.data;
+}
+
+/** Wraps an API handler so that every outcome is an envelope. */
+export function api(handler: (ctx: APIContext) => Promise<Response>): APIRoute {
+  return async (ctx) => {
+    try {
+      return await handler(ctx);
+    } catch (err) {
+      return errorResponse(err, ctx.locals.apiLocale, ctx.locals.requestId, ctx.locals.runtime.log.error);
+    }
+  };
+}

@@ -1,0 +1,19 @@
+import type { ServerConfig } from './env';
+
+export interface Logger {
+  debug(msg: string, extra?: Record<string, unknown>): void;
+  info(msg: string, extra?: Record<string, unknown>): void;
+  warn(msg: string, extra?: Record<string, unknown>): void;
+  error(msg: string, extra?: Record<string, unknown>): void;
+}
+
+const ORDER = { debug: 10, info: 20, warn: 30, error: 40 } as const;
+
+/** One line per event on stderr: `level message {json}`; short enough to read, easy to grep. */
+export function createLogger(level: ServerConfig['logLevel']): Logger {
+  const write = (lvl: keyof typeof ORDER) => (msg: string, extra?: Record<string, unknown>): void => {
+    if (ORDER[lvl] < ORDER[level]) return;
+    process.stderr.write(`[atrium] ${lvl} ${msg}${extra ? ` ${JSON.stringify(extra)}` : ''}\n`);
+  };
+  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+}

@@ -1,0 +1,49 @@
+import type { Redis } from 'ioredis';
+
+export interface RateResult {
+  allowed: boolean;
+  remaining: number;
+  /** Seconds until the window resets. */
+  retryAfter: number;
+}
+
+/** Fixed-window counters: in memory for one process, in Redis when instances share the limit. */
+export interface RateLimiter {
+  hit(key: string, limit: number, windowSeconds: number): Promise<RateResult>;
+  close(): Promise<void>;
+}
+
+export function createMemoryLimiter(): RateLimiter {
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [key, w] of windows) if (w.resetAt <= now) windows.delete(key);
+  }, 60_000);
+  sweep.unref();
+  return {
+    async hit(key, limit, windowSeconds) {
+      const now = Date.now();
+      let w = windows.get(key);
+      if (!w || w.resetAt <= now) {
+        w = { count: 0, resetAt: now + windowSeconds * 1000 };
+        windows.set(key, w);
+      }
+      w.count++;
+      return { allowed: w.count <= limit, remaining: Math.max(0, limit - w.count), retryAfter: Math.ceil((w.resetAt - now) / 1000) };
+    },
+    close: async () => clearInterval(sweep),
+  };
+}
+
+export function createRedisLimiter(redis: Redis): RateLimiter {
+  return {
+    async hit(key, limit, windowSeconds) {
+      const k = `atrium:rl:${key}`;
+      const [[, count], [, ttl]] = (await redis.multi().incr(k).pttl(k).exec()) as [[null, number], [null, number]];
+      if (ttl < 0) await redis.pexpire(k, windowSeconds * 1000);
+      const left = ttl < 0 ? windowSeconds * 1000 : ttl;
+      return { allowed: count <= limit, remaining: Math.max(0, limit - count), retryAfter: Math.ceil(left / 1000) };
+    },
+    close: async () => undefined,
+  };
+}

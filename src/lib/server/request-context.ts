@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_LOCALE, isLocale, type Locale } from '../i18n';
+import { areaOfHost, type HostContext } from '../shared/hosts';
+
+export type Theme = 'dark' | 'light' | 'auto';
+
+/** The member behind a request, filled by the session layer. */
+export interface SessionUser {
+  id: number;
+  username: string;
+  nickname: string;
+  avatar: string;
+}
+
+/** Cookie holding the session token for server-rendered pages. */
+export const SESSION_COOKIE = 'ba-user-token';
+export const LANG_COOKIE = 'ba-lang';
+export const THEME_COOKIE = 'ba-is-dark';
+
+/** Reads one cookie from a Cookie header without parsing the rest. */
+export function readCookie(header: string | null | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try { return decodeURIComponent(part.slice(eq + 1).trim()); } catch { return undefined; }
+    }
+  }
+  return undefined;
+}
+
+/** Cookie `ba-lang`, else the first supported Accept-Language, else zh-cn. */
+export function negotiateLocale(cookieHeader: string | null | undefined, acceptLanguage: string | null | undefined): Locale {
+  const fromCookie = readCookie(cookieHeader, LANG_COOKIE)?.toLowerCase();
+  if (isLocale(fromCookie)) return fromCookie;
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [tag = '', ...params] = part.trim().toLowerCase().split(';');
+      const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? 1);
+      return { tag, q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((x) => x.tag && x.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const { tag } of ranked) {
+    if (tag === 'zh' || tag.startsWith('zh-')) return 'zh-cn';
+    if (tag === 'en' || tag.startsWith('en-')) return 'en';
+  }
+  return DEFAULT_LOCALE;
+}
+
+export function negotiateTheme(cookieHeader: string | null | undefined): Theme {
+  const v = readCookie(cookieHeader, THEME_COOKIE);
+  return v === 'true' || v === '1' ? 'dark' : v === 'false' || v === '0' ? 'light' : 'auto';
+}
+
+export function newRequestId(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+/** What the HTTP server works out before Astro runs; the middleware recomputes it under `astro dev`. */
+export interface RequestBasics {
+  requestId: string;
+  locale: Locale;
+  theme: Theme;
+  host: HostContext;
+}
+
+export function requestBasics(headers: { cookie?: string | null; acceptLanguage?: string | null; host?: string | null }, siteDomain: string | null): RequestBasics {
+  const { area, port } = areaOfHost(headers.host ?? undefined, siteDomain);
+  return {
+    requestId: newRequestId(),
+    locale: negotiateLocale(headers.cookie, headers.acceptLanguage),
+    theme: negotiateTheme(headers.cookie),
+    host: { area, port, siteDomain },
+  };
+}

@@ -1,0 +1,27 @@
+import type { APIContext } from 'astro';
+import type { RouteMiddleware } from '../shared/routes';
+import { enabledRules, splitRules, type RuleNode } from './site/rules';
+
+/** A named route middleware (spec §2): returns a Response to stop the request, nothing to go on. */
+export type RouteGuard = (ctx: APIContext) => Promise<Response | undefined>;
+
+/** The member-center data a `/user` page renders its menu from. */
+export interface MemberCenter {
+  menus: RuleNode[];
+  rules: RuleNode[];
+}
+
+export const ROUTE_MIDDLEWARE: Record<RouteMiddleware, RouteGuard> = {
+  /** Loads the member's rule tree for the member-center layout. */
+  'user-mount': async (ctx) => {
+    if (!ctx.locals.user) return undefined;
+    ctx.locals.memberCenter = splitRules(await enabledRules(ctx.locals.runtime.db, ctx.locals.locale, '*'));
+    return undefined;
+  },
+  /** Sends visitors to the login page, remembering where they wanted to go. */
+  auth: async (ctx) => {
+    if (ctx.locals.user) return undefined;
+    const to = ctx.url.pathname + ctx.url.search;
+    return ctx.redirect(`/user/login?to=${encodeURIComponent(to)}`, 302);
+  },
+};

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createMemoryBus, createRedisBus, type Bus } from './bus';
+import { openDatabase, type Database, type Db } from './db/client';
+import { seedDefaults } from './db/seed';
+import type { ServerConfig } from './env';
+import { createLogger, type Logger } from './log';
+import { PageCache } from './page-cache';
+import { createMemoryLimiter, createRedisLimiter, type RateLimiter } from './rate-limit';
+import { ConfigStore } from './site/config';
+
+/**
+ * Everything a request needs that outlives it, created once per process and handed to Astro
+ * through `locals.runtime`: no module-level state, so two instances only share what lives in
+ * PostgreSQL and Redis.
+ */
+export interface Runtime {
+  config: ServerConfig;
+  database: Database;
+  db: Db;
+  bus: Bus;
+  limiter: RateLimiter;
+  pageCache: PageCache;
+  site: ConfigStore;
+  log: Logger;
+  /** Id of the running build, compared by browsers with /build-manifest.json. */
+  buildId: string;
+  close(): Promise<void>;
+}
+
+export function readBuildId(root: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(root, 'dist', 'client', 'build-manifest.json'), 'utf8')) as { id: string }).id;
+  } catch {
+    return 'dev';
+  }
+}
+
+export async function createRuntime(config: ServerConfig, opts: { migrate?: boolean; seed?: boolean } = {}): Promise<Runtime> {
+  const log = createLogger(config.logLevel);
+  const database = await openDatabase(config);
+  const closers: (() => Promise<unknown>)[] = [() => database.close()];
+  try {
+    if (opts.migrate !== false) await database.migrate(config.root);
+    if (opts.seed !== false) {
+      for (const line of await seedDefaults(database.db)) log.info(`first start: ${line}`);
+    }
+    let bus: Bus;
+    let limiter: RateLimiter;
+    if (config.redisUrl) {
+      const { Redis } = await import('ioredis');
+      const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+      await redis.connect();
+      closers.unshift(async () => redis.disconnect());
+      bus = await createRedisBus(redis);
+      limiter = createRedisLimiter(redis);
+    } else {
+      bus = createMemoryBus();
+      limiter = createMemoryLimiter();
+    }
+    closers.unshift(() => bus.close(), () => limiter.close());
+    const pageCache = new PageCache(config.pageCacheBytes, bus);
+    const site = new ConfigStore(database.db, bus, pageCache);
+    closers.unshift(async () => { site.close(); pageCache.close(); });
+    let closing: Promise<void> | null = null;
+    return {
+      config, database, db: database.db, bus, limiter, pageCache, site, log,
+      buildId: readBuildId(config.root),
+      close: () => (closing ??= (async () => {
+        for (const close of closers) await close().catch((err: unknown) => log.error('close failed', { err: String(err) }));
+      })()),
+    };
+  } catch (err) {
+    for (const close of closers) await close().catch(() => undefined);
+    throw err;
+  }
+}

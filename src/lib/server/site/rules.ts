@@ -1,0 +1,80 @@
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { userRule } from '../db/schema';
+import { lookup, type Locale } from '../../i18n';
+
+/** A rule as the client receives it: BuildAdmin's snake_case fields, children nested. */
+export interface RuleNode {
+  id: number;
+  pid: number;
+  type: string;
+  title: string;
+  name: string;
+  path: string;
+  icon: string;
+  menu_type: string;
+  url: string;
+  component: string;
+  no_login_valid: number;
+  extend: string;
+  children?: RuleNode[];
+}
+
+type RuleRow = typeof userRule.$inferSelect;
+
+function toNode(row: RuleRow, locale: Locale): RuleNode {
+  return {
+    id: row.id, pid: row.pid, type: row.type, name: row.name, path: row.path, icon: row.icon,
+    title: lookup(locale, 'user', `user.menu.${row.name}`) ?? row.title,
+    menu_type: row.menuType, url: row.url, component: row.component, no_login_valid: row.noLoginValid, extend: row.extend,
+  };
+}
+
+/** Nests rows under their parents, keeping their order; a node whose parent is absent is top level. */
+export function buildTree(rows: readonly RuleRow[], locale: Locale): RuleNode[] {
+  const nodes = new Map(rows.map((r) => [r.id, toNode(r, locale)]));
+  const roots: RuleNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.pid ? nodes.get(node.pid) : undefined;
+    if (parent) (parent.children ??= []).push(node);
+    else roots.push(node);
+  }
+  return roots;
+}
+
+/** Menus shown in the member center: `add_rules_only` nodes skipped, empty menu dirs dropped. */
+export function menusOf(nodes: readonly RuleNode[]): RuleNode[] {
+  const out: RuleNode[] = [];
+  for (const node of nodes) {
+    if (node.extend === 'add_rules_only' || node.type === 'button' || node.type === 'route') continue;
+    if (node.type === 'menu_dir') {
+      const children = menusOf(node.children ?? []);
+      if (children.length) out.push({ ...node, children });
+    } else if (node.type === 'menu') {
+      out.push({ ...node, children: [] });
+    }
+  }
+  return out;
+}
+
+/** Splits a member's rule tree as BuildAdmin's index call does: menu dirs → menus, the rest → rules. */
+export function splitRules(tree: readonly RuleNode[]): { rules: RuleNode[]; menus: RuleNode[] } {
+  const rules = tree.filter((n) => n.type !== 'menu' && n.type !== 'menu_dir');
+  const menus = menusOf(tree.filter((n) => n.type === 'menu_dir'));
+  return { rules, menus };
+}
+
+/** Rules a visitor may use: enabled, valid without login, of type route, nav or button. */
+export async function anonymousRules(db: Db, locale: Locale): Promise<RuleNode[]> {
+  const rows = await db.select().from(userRule)
+    .where(and(eq(userRule.status, 1), eq(userRule.noLoginValid, 1), inArray(userRule.type, ['route', 'nav', 'button'])))
+    .orderBy(desc(userRule.weigh), asc(userRule.id));
+  return buildTree(rows, locale);
+}
+
+/** Every enabled rule, for a group whose rules are `*` (members get their group's subset). */
+export async function enabledRules(db: Db, locale: Locale, ids: readonly number[] | '*'): Promise<RuleNode[]> {
+  const where = ids === '*' ? eq(userRule.status, 1) : and(eq(userRule.status, 1), inArray(userRule.id, [...ids, -1]));
+  const rows = await db.select().from(userRule).where(where).orderBy(desc(userRule.weigh), asc(userRule.id));
+  return buildTree(rows, locale);
+}

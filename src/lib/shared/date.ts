@@ -1,0 +1,35 @@
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** Reads a timestamp the way the spec does: 10 digits are seconds, anything else milliseconds. */
+export function toDate(value: number | string | Date): Date {
+  if (value instanceof Date) return value;
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (!Number.isFinite(n)) return new Date(NaN);
+  return new Date(String(Math.trunc(Math.abs(n))).length === 10 ? n * 1000 : n);
+}
+
+/**
+ * Formats a date with the spec's tokens (default `yyyy-mm-dd hh:MM:ss`): yyyy, mm (month), dd,
+ * hh (24 h), MM (minutes), ss. An optional IANA time zone picks the wall clock; default local time.
+ */
+export function formatDate(value: number | string | Date, format = 'yyyy-mm-dd hh:MM:ss', timeZone?: string): string {
+  const date = toDate(value);
+  if (Number.isNaN(date.getTime())) return '';
+  const parts = timeZone ? zonedParts(date, timeZone) : {
+    yyyy: date.getFullYear(), mm: date.getMonth() + 1, dd: date.getDate(),
+    hh: date.getHours(), MM: date.getMinutes(), ss: date.getSeconds(),
+  };
+  return format.replace(/yyyy|mm|dd|hh|MM|ss/g, (token) => {
+    const v = parts[token as keyof typeof parts];
+    return token === 'yyyy' ? String(v) : pad(v);
+  });
+}
+
+function zonedParts(date: Date, timeZone: string): Record<'yyyy' | 'mm' | 'dd' | 'hh' | 'MM' | 'ss', number> {
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+  });
+  const parts = fmt.formatToParts(date);
+  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  return { yyyy: get('year'), mm: get('month'), dd: get('day'), hh: get('hour'), MM: get('minute'), ss: get('second') };
+}

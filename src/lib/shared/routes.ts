@@ -1,0 +1,103 @@
+// The route table of spec §2: every page's layout, route middleware and parameter rules.
+// Pages live in src/pages as usual; the server middleware matches a request here first, runs the
+// named route middleware and answers 404 for parameters that fail their rule.
+
+export type Layout = 'ask' | 'common' | 'default' | 'doc' | 'modules' | 'user' | 'none';
+export type RouteMiddleware = 'auth' | 'user-mount';
+
+export interface RouteDef {
+  name: string;
+  /** `:param` segments; a trailing `?` makes the last one optional. */
+  pattern: string;
+  layout: Layout;
+  middleware?: readonly string[];
+  params?: Readonly<Record<string, RegExp>>;
+}
+
+const ID = /^[1-9]\d{0,17}$/;
+const SLUG = /^[A-Za-z0-9][\w.-]{0,99}$/;
+const USER = ['user-mount', 'auth'] as const;
+
+/** Children of /user (spec §2) that live in the member-center layout. */
+export const USER_CHILDREN = [
+  'account/balance', 'account/changePassword', 'account/integral', 'account/invoice', 'account/moduleOrders',
+  'account/notice', 'account/overview', 'account/profile', 'account/signIn',
+  'ask/collect', 'ask/comment', 'ask/post',
+  'developer/earnings', 'developer/modules', 'developer/orders', 'developer/verif',
+  'messageCenter',
+] as const;
+
+export const ROUTES: readonly RouteDef[] = [
+  { name: 'home', pattern: '/', layout: 'default' },
+  { name: 'ask', pattern: '/ask', layout: 'ask' },
+  { name: 'askInfo', pattern: '/ask/info/:id', layout: 'ask', params: { id: ID } },
+  { name: 'askLists', pattern: '/ask/lists/:type/:id', layout: 'ask', params: { type: /^(?:category|tag|user)$/, id: ID } },
+  { name: 'askPost', pattern: '/ask/post', layout: 'ask' },
+  { name: 'askSearchForm', pattern: '/ask/search', layout: 'ask' },
+  { name: 'askSearch', pattern: '/ask/search/:keywords', layout: 'ask', params: { keywords: /^.{1,100}$/su } },
+  { name: 'chat', pattern: '/chat', layout: 'none' },
+  { name: 'md', pattern: '/md', layout: 'common' },
+  { name: 'mdEdit', pattern: '/md/edit/:book/:name?', layout: 'doc', params: { book: SLUG, name: SLUG } },
+  { name: 'mdView', pattern: '/md/:book/:name?', layout: 'doc', params: { book: SLUG, name: SLUG } },
+  { name: 'modules', pattern: '/modules', layout: 'modules' },
+  { name: 'moduleInfo', pattern: '/modules/:uid', layout: 'common', params: { uid: /^[a-z][a-z0-9_-]{1,49}$/ } },
+  { name: 'userLogin', pattern: '/user/login', layout: 'none' },
+  { name: 'userCard', pattern: '/user/card/:id', layout: 'none', params: { id: ID } },
+  { name: 'userIframe', pattern: '/user/iframe/:url', layout: 'user', middleware: USER, params: { url: /^.{1,2000}$/su } },
+  { name: 'user', pattern: '/user', layout: 'user', middleware: USER },
+  ...USER_CHILDREN.map((child): RouteDef => ({ name: `user/${child}`, pattern: `/user/${child}`, layout: 'user', middleware: USER })),
+];
+
+export interface RouteMatch {
+  route: RouteDef;
+  params: Record<string, string>;
+  /** False when a parameter breaks its rule: the request is answered with the 404 page. */
+  valid: boolean;
+}
+
+interface Compiled { route: RouteDef; regex: RegExp; names: string[] }
+
+const compiled: Compiled[] = ROUTES.map((route) => {
+  const names: string[] = [];
+  const source = route.pattern
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      if (!segment.startsWith(':')) return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+      const optional = segment.endsWith('?');
+      names.push(segment.slice(1, optional ? -1 : undefined));
+      return optional ? '(?:/([^/]+))?' : '/([^/]+)';
+    })
+    .join('');
+  return { route, names, regex: new RegExp(`^${source || '/'}/?$`) };
+});
+
+/** Finds the route of an app path (no query). Static segments win because they are listed first. */
+export function matchRoute(pathname: string): RouteMatch | null {
+  for (const { route, regex, names } of compiled) {
+    const m = regex.exec(pathname);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    let valid = true;
+    names.forEach((name, i) => {
+      const raw = m[i + 1];
+      if (raw === undefined) return;
+      let value: string;
+      try { value = decodeURIComponent(raw); } catch { valid = false; return; }
+      params[name] = value;
+      const rule = route.params?.[name];
+      if (rule && !rule.test(value)) valid = false;
+    });
+    return { route, params, valid };
+  }
+  return null;
+}
+
+/** Throws when a route names a middleware nobody registered: called at start and in tests. */
+export function assertRouteMiddleware(known: readonly string[], routes: readonly RouteDef[] = ROUTES): void {
+  for (const route of routes) {
+    for (const name of route.middleware ?? []) {
+      if (!known.includes(name)) throw new Error(`Route "${route.name}" (${route.pattern}) uses unknown route middleware "${name}". Known: ${known.join(', ')}`);
+    }
+  }
+}

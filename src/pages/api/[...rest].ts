@@ -1,0 +1,6 @@
+import type { APIRoute } from 'astro';
+import { envelope } from '../../lib/server/http';
+import { translator } from '../../lib/i18n';
+
+/** Any /api path without a handler: HTTP 404 with the envelope, never the HTML 404 page. */
+export const ALL: APIRoute = (ctx) => envelope({ code: 0, msg: translator(ctx.locals.apiLocale, 'api')('api.notFound', { path: ctx.url.pathname }), data: null }, 404);

@@ -1,0 +1,25 @@
+// `pages/api/index/index.ts` would answer /api/index: the extra folder makes this /api/index/index.
+import { z } from 'zod';
+import { api, AppError, ok } from '../../../../lib/server/http';
+import { readInput } from '../../../../lib/server/http';
+import { Code } from '../../../../lib/shared/codes';
+import { siteInfo } from '../../../../lib/server/site/chrome';
+import { anonymousRules, enabledRules, splitRules } from '../../../../lib/server/site/rules';
+
+export const IndexInput = z.object({ requiredLogin: z.enum(['0', '1']).default('0') });
+
+/** Site data, rules and menus the client initialises from (reference §1a). */
+export const GET = api(async (ctx) => {
+  const { requiredLogin } = await readInput(ctx, IndexInput);
+  const { runtime, locale, host, user } = ctx.locals;
+  if (requiredLogin === '1' && !user) {
+    throw new AppError('api.needLogin', { code: Code.login, data: { type: 'need login' } });
+  }
+  const site = await siteInfo(runtime.site, locale, host, ctx.request.headers.get('host') ?? ctx.url.host);
+  const openMemberCenter = (await runtime.site.get('open_member_center', '1')) === '1';
+  if (!user) {
+    return ok({ site, openMemberCenter, userInfo: null, rules: await anonymousRules(runtime.db, locale), menus: [] });
+  }
+  const { rules, menus } = splitRules(await enabledRules(runtime.db, locale, '*'));
+  return ok({ site: { ...site, userInitialize: true }, openMemberCenter, userInfo: user, rules, menus });
+});
