@@ -26,7 +26,7 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
   }
   locals.user ??= null;
   locals.cacheTags ??= null;
-  locals.apiLocale = apiLocale(request, locals.locale);
+  locals.apiLocale = apiLocale((name) => request.headers.get(name), locals.locale);
 
   if (url.pathname.startsWith('/api/')) {
     // Controllers are case-insensitive (`/api/Cos/callback`); the server lower-cases them, `astro dev` here.

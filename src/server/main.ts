@@ -109,10 +109,11 @@ export async function main(): Promise<void> {
       if (!isRead) {
         const length = Number(req.headers['content-length'] ?? 0);
         if (length > config.maxBodyBytes || (req.headers['transfer-encoding'] && !req.headers['content-length'])) {
-          const locale = apiLocale(new Request('http://x', { headers: req.headers as Record<string, string> }), basics.locale);
-          const status = length > config.maxBodyBytes ? 413 : 411;
+          const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
+          const t = translator(locale, 'api');
+          const tooLarge = length > config.maxBodyBytes;
           res.setHeader('connection', 'close');
-          sendEnvelope(res, status, 0, translator(locale, 'api')('api.tooLarge', { limit: humanBytes(config.maxBodyBytes) }));
+          sendEnvelope(res, tooLarge ? 413 : 411, 0, tooLarge ? t('api.tooLarge', { limit: humanBytes(config.maxBodyBytes) }) : t('api.lengthRequired'));
           req.resume();
           return;
         }

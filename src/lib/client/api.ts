@@ -85,7 +85,8 @@ function refreshToken(): Promise<boolean> {
     } catch {
       return false;
     } finally {
-      setTimeout(() => { refreshing = null; }, 0);
+      // Runs after the first await, so every request that met 409 meanwhile shared this refresh.
+      refreshing = null;
     }
   })();
   return refreshing;

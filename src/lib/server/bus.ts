@@ -31,9 +31,8 @@ export function createMemoryBus(): Bus {
   };
 }
 
-const PREFIX = 'atrium:bus:';
-
-export async function createRedisBus(pub: Redis): Promise<Bus> {
+export async function createRedisBus(pub: Redis, prefix = 'atrium:'): Promise<Bus> {
+  const PREFIX = `${prefix}bus:`;
   const sub = pub.duplicate();
   const instanceId = randomUUID();
   const emitter = new EventEmitter();

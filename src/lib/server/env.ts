@@ -9,6 +9,8 @@ export interface ServerConfig {
   dataDir: string;
   databaseUrl: string | null;
   redisUrl: string | null;
+  /** Prefix of every Redis key and channel, so several sites can share one Redis. */
+  redisPrefix: string;
   siteDomain: string | null;
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy. */
   trustProxy: boolean;
@@ -41,6 +43,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     dataDir: resolve(root, env.DATA_DIR || 'data'),
     databaseUrl: env.DATABASE_URL || null,
     redisUrl: env.REDIS_URL || null,
+    redisPrefix: env.REDIS_PREFIX || 'atrium:',
     siteDomain: domain,
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     maxBodyBytes: int(env.MAX_BODY_BYTES, 16 * 1024 * 1024, 'MAX_BODY_BYTES'),

@@ -40,8 +40,8 @@ export function errorResponse(err: unknown, locale: Locale, requestId: string, l
 }
 
 /** Language of an API call: header `think-lang` or `ba-lang`, else the cookie, else the page's locale. */
-export function apiLocale(request: Request, fallback: Locale): Locale {
-  const raw = (request.headers.get('think-lang') ?? request.headers.get('ba-lang') ?? '').toLowerCase();
+export function apiLocale(header: (name: string) => string | null | undefined, fallback: Locale): Locale {
+  const raw = (header('think-lang') ?? header('ba-lang') ?? '').toLowerCase();
   return raw === 'en' || raw === 'zh-cn' ? raw : fallback;
 }
 
@@ -65,7 +65,8 @@ function issueMessage(issue: z.core.$ZodIssue, t: ReturnType<typeof translator<'
     case 'unrecognized_keys':
       return t('field.unknown');
     case 'invalid_type':
-      if (issue.input === undefined) return t('field.required');
+      // zod reports the input only on request; its message names what it received.
+      if (issue.input === undefined && /received undefined$/.test(issue.message)) return t('field.required');
       if (issue.expected === 'int') return t('field.integer');
       return t('field.type', { expected: lookup(locale, 'api', `type.${issue.expected}`) ?? issue.expected });
     case 'invalid_value':
@@ -88,7 +89,9 @@ export async function readInput<S extends z.ZodType>(ctx: APIContext, schema: S)
     const text = await ctx.request.text();
     if (text.trim() === '') raw = {};
     else {
-      try { raw = JSON.parse(text); } catch { throw new AppError('api.invalidJson', { status: 400 }); }
+      try { raw = JSON.parse(text); } catch {
+        throw new AppError('api.invalidJson', { fields: { body: translator(ctx.locals.apiLocale, 'api')('api.invalidJson') } });
+      }
     }
   }
   const parsed = schema.safeParse(raw);

@@ -35,10 +35,10 @@ export function createMemoryLimiter(): RateLimiter {
   };
 }
 
-export function createRedisLimiter(redis: Redis): RateLimiter {
+export function createRedisLimiter(redis: Redis, prefix = 'atrium:'): RateLimiter {
   return {
     async hit(key, limit, windowSeconds) {
-      const k = `atrium:rl:${key}`;
+      const k = `${prefix}rl:${key}`;
       const [[, count], [, ttl]] = (await redis.multi().incr(k).pttl(k).exec()) as [[null, number], [null, number]];
       if (ttl < 0) await redis.pexpire(k, windowSeconds * 1000);
       const left = ttl < 0 ? windowSeconds * 1000 : ttl;

@@ -52,8 +52,8 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
       const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
       await redis.connect();
       closers.unshift(async () => redis.disconnect());
-      bus = await createRedisBus(redis);
-      limiter = createRedisLimiter(redis);
+      bus = await createRedisBus(redis, config.redisPrefix);
+      limiter = createRedisLimiter(redis, config.redisPrefix);
     } else {
       bus = createMemoryBus();
       limiter = createMemoryLimiter();

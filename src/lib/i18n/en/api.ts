@@ -6,6 +6,7 @@ export default {
   'api.notFound': 'No such API: {path}',
   'api.methodNotAllowed': 'Method not allowed: {method}',
   'api.tooLarge': 'The request body is too large; the limit is {limit}',
+  'api.lengthRequired': 'The request needs a Content-Length header',
   'api.rateLimited': 'Too many requests, please try again in {seconds} seconds',
   'api.internal': 'Server internal error! Please try again later (request id {requestId})',
   'api.needLogin': 'Please log in first',

@@ -4,6 +4,7 @@ export default {
   'api.notFound': '接口不存在：{path}',
   'api.methodNotAllowed': '不支持的请求方法：{method}',
   'api.tooLarge': '请求内容过大，最大允许 {limit}',
+  'api.lengthRequired': '请求需要 Content-Length 头',
   'api.rateLimited': '请求过于频繁，请 {seconds} 秒后再试',
   'api.internal': '服务器内部错误，请稍后再试（请求编号 {requestId}）',
   'api.needLogin': '请先登录',

@@ -1,0 +1,106 @@
+// Atrium's performance budgets, measured on this machine:
+//   1. serve    a cached anonymous page serves ≥ 40 % of nginx's req/s for the same bytes
+//   2. bytes    the home page ships no framework JavaScript to an anonymous visitor
+//   3. restart  a restart on an existing PGlite database listens within 3 s
+// Usage: npm run bench [-- serve|bytes|restart …] [-- --keep]
+//   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests.
+// Everything runs on 127.0.0.1; scratch files go to bench/.tmp/ (git-ignored) and are removed
+// afterwards unless --keep is given. Exit status: 0 all budgets pass, 1 one fails, 2 an error.
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { ROOT, TMP, makeDir } from './lib/common.mjs';
+import { NGINX, WRK, stopAll } from './lib/processes.mjs';
+import { loadTool } from './lib/load.mjs';
+import { serve } from './serve.mjs';
+import { bytes } from './bytes.mjs';
+import { restart } from './restart.mjs';
+
+const STEPS = { serve, bytes, restart };
+
+const args = process.argv.slice(2);
+const keep = args.includes('--keep');
+const chosen = args.filter((a) => !a.startsWith('--'));
+for (const a of chosen) {
+  if (!STEPS[a]) {
+    console.error(`unknown step "${a}": use one or more of ${Object.keys(STEPS).join(', ')} (none = all)`);
+    process.exit(2);
+  }
+}
+const steps = chosen.length ? Object.keys(STEPS).filter((s) => chosen.includes(s)) : Object.keys(STEPS);
+
+const wholeNumber = (name, fallback, min) => {
+  const n = Number(process.env[name] || fallback);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${process.env[name]}"`);
+  return n;
+};
+
+/** Builds when there is no build to measure; an existing build is measured as it is. */
+function ensureBuild() {
+  if (existsSync(join(ROOT, 'dist', 'atrium.mjs')) && existsSync(join(ROOT, 'dist', 'server', 'entry.mjs'))) return;
+  console.log('[bench] no build in dist/: building…');
+  // scripts/build.mjs runs `astro` by name: make node_modules/.bin and this Node findable, as npm would.
+  const PATH = [join(ROOT, 'node_modules', '.bin'), dirname(process.execPath), process.env.PATH].join(delimiter);
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, PATH } });
+  if (r.status !== 0) throw new Error(`build failed (status ${r.status})`);
+}
+
+function toolVersion(cmd, flag) {
+  const r = spawnSync(cmd, [flag], { encoding: 'utf8' });
+  return `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n')[0].trim();
+}
+
+async function main() {
+  const load = { seconds: wholeNumber('BENCH_SECONDS', 10, 1), connections: wholeNumber('BENCH_CONNECTIONS', 50, 1), warmupSeconds: wholeNumber('BENCH_WARMUP', 2, 0) };
+  ensureBuild();
+  const runId = `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+  const runDir = makeDir(join(makeDir(TMP), runId));
+  const ctx = {
+    runDir,
+    dataDir: makeDir(join(runDir, 'data')),
+    hasDatabase: false,
+    ...load,
+  };
+  const cpu = cpus();
+  const env = [
+    `date: ${new Date().toISOString()}`,
+    `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${process.platform}/${process.arch}`,
+    `node: ${process.version}, NODE_ENV=${process.env.NODE_ENV ?? '(unset)'}`,
+    `load tool: ${loadTool()}${existsSync(WRK) ? ` (${toolVersion(WRK, '-v')})` : ' (wrk not installed: apt-get install -y nginx-light wrk)'}`,
+    `nginx: ${existsSync(NGINX) ? toolVersion(NGINX, '-v') : 'not installed (apt-get install -y nginx-light wrk)'}`,
+    `build: ${(() => { try { return JSON.parse(readFileSync(join(ROOT, 'dist', 'client', 'build-manifest.json'), 'utf8')).id; } catch { return '?'; } })()}`,
+  ];
+  console.log(env.map((l) => `[bench] ${l}`).join('\n'));
+
+  const results = [];
+  let failed = false;
+  try {
+    for (const step of steps) {
+      console.log(`\n=== ${step} ===`);
+      results.push(await STEPS[step](ctx));
+    }
+  } catch (err) {
+    failed = true;
+    console.error(`\n[bench] error: ${err instanceof Error ? err.stack : err}`);
+  } finally {
+    await stopAll();
+    if (!keep) rmSync(runDir, { recursive: true, force: true });
+    else console.log(`[bench] kept ${runDir}`);
+  }
+
+  console.log('\n=== summary ===');
+  for (const r of results) console.log(`${r.name.padEnd(8)} ${r.summary}`);
+  // A Markdown copy of this run, for pasting into bench/RESULTS.md.
+  const md = [...env.map((l) => `- ${l}`), '', ...results.flatMap((r) => [`### ${r.name}`, '', r.table, '', r.summary, ''])].join('\n');
+  writeFileSync(join(TMP, 'last-run.md'), md);
+  console.log(`(Markdown copy: ${join('bench', '.tmp', 'last-run.md')})`);
+  if (failed) process.exit(2);
+  process.exit(results.some((r) => r.pass === false) ? 1 : 0);
+}
+
+main().catch(async (err) => {
+  console.error(`[bench] error: ${err instanceof Error ? err.stack : err}`);
+  await stopAll();
+  process.exit(2);
+});

@@ -1,0 +1,113 @@
+// Starts the built server (dist/atrium.mjs) on a free port with a fresh database for one test file.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from './paths';
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  process: ChildProcess;
+  /** Everything the server wrote to stderr so far. */
+  logs(): string;
+  stop(): Promise<number | null>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Use PostgreSQL (TEST_DATABASE_URL) instead of PGlite; a fresh database from the template. */
+  postgres?: boolean;
+  /** Reuse this data directory instead of a fresh copy. */
+  dataDir?: string;
+}
+
+async function freshPostgres(): Promise<string> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `atrium_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name} template ${TEMPLATE_PG}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(TMP, 'srv-'));
+  if (!opts.dataDir) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ATRIUM_ROOT: ROOT, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
+    DEPLOY_POLL_SECONDS: '0',
+    ...opts.env,
+  };
+  delete env.DATABASE_URL;
+  if (opts.postgres) env.DATABASE_URL = await freshPostgres();
+  if (opts.env?.DATABASE_URL) env.DATABASE_URL = opts.env.DATABASE_URL;
+  const child = spawn(process.execPath, [join(ROOT, 'dist/atrium.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let logs = '';
+  child.stderr.on('data', (d: Buffer) => { logs += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => { logs += d.toString(); });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 20_000);
+    const onData = (): void => {
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(logs);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    };
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${logs}`)); });
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    process: child,
+    logs: () => logs,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const code = await exited;
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text: string;
+  json<T = { code: number; msg: string; data: unknown; time: number }>(): T;
+}
+
+/** A request with full control of headers (Host included), no decompression, no redirects followed. */
+export function raw(base: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const headers = { ...init.headers };
+    if (init.body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(init.body));
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const text = body.toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
+      });
+    });
+    req.on('error', reject);
+    if (init.body) req.write(init.body);
+    req.end();
+  });
+}
+
+/** POSTs JSON the way the browser client does. */
+export function postJson(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return raw(base, path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+}

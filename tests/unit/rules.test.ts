@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { buildTree, menusOf, splitRules } from '../../src/lib/server/site/rules';
+
+type Row = Parameters<typeof buildTree>[0][number];
+let nextId = 1;
+const row = (over: Partial<Row>): Row => ({
+  id: nextId++, pid: 0, type: 'menu', title: 'T', name: 'n', path: 'p', icon: '', menuType: 'tab', url: '', component: '',
+  noLoginValid: 0, extend: 'none', remark: '', weigh: 0, status: 1, updateTime: 0, createTime: 0, ...over,
+});
+
+describe('rule tree', () => {
+  it('nests children and promotes orphans', () => {
+    const dir = row({ type: 'menu_dir', name: 'account' });
+    const child = row({ pid: dir.id, name: 'account/overview' });
+    const orphan = row({ pid: 999, type: 'nav', name: 'orphan' });
+    const tree = buildTree([dir, child, orphan], 'en');
+    expect(tree.map((n) => n.name)).toEqual(['account', 'orphan']);
+    expect(tree[0]?.children?.map((n) => n.name)).toEqual(['account/overview']);
+    expect(tree[0]?.title).toBe('My account');
+  });
+
+  it('drops empty menu dirs and add_rules_only nodes from menus', () => {
+    const full = row({ type: 'menu_dir', name: 'a' });
+    const empty = row({ type: 'menu_dir', name: 'b' });
+    const hiddenOnly = row({ type: 'menu_dir', name: 'c' });
+    const rows = [
+      full, row({ pid: full.id, name: 'a/x' }), row({ pid: full.id, name: 'a/y', extend: 'add_rules_only' }),
+      empty, hiddenOnly, row({ pid: hiddenOnly.id, name: 'c/z', extend: 'add_rules_only' }),
+    ];
+    const menus = menusOf(buildTree(rows, 'zh-cn'));
+    expect(menus.map((m) => m.name)).toEqual(['a']);
+    expect(menus[0]?.children?.map((m) => m.name)).toEqual(['a/x']);
+  });
+
+  it('splits menu dirs into menus and drops top-level menus (reference §1a)', () => {
+    const dir = row({ type: 'menu_dir', name: 'd' });
+    const tree = buildTree([dir, row({ pid: dir.id, name: 'd/m' }), row({ type: 'menu', name: 'top' }), row({ type: 'route', name: 'r' }), row({ type: 'nav_user_menu', name: 'u' })], 'en');
+    const { rules, menus } = splitRules(tree);
+    expect(menus.map((m) => m.name)).toEqual(['d']);
+    expect(rules.map((r) => r.name)).toEqual(['r', 'u']);
+  });
+});
