@@ -72,11 +72,13 @@ async function maybeCache(request: Request, locals: App.Locals, response: Respon
   const url = new URL(request.url);
   const key = PageCache.key(request.headers.get('host') ?? '', url.pathname + url.search, locals.locale, locals.theme);
   const entry = await locals.runtime.pageCache.set(key, { status: 200, headers, body, tags: locals.cacheTags }, generation);
-  if (!entry) return new Response(body, { status: 200, headers });
+  if (!entry) return new Response(new Uint8Array(body), { status: 200, headers });
   const encoding = pickEncoding(request.headers.get('accept-encoding') ?? undefined);
-  const out = { ...headers, etag: entry.etag, ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }) };
+  const out: Record<string, string> = { ...headers, etag: entry.etag };
   delete out['content-length'];
-  return new Response(encoding === 'identity' ? body : entry[encoding], { status: 200, headers: out });
+  if (encoding !== 'identity') out['content-encoding'] = encoding;
+  const chosen = encoding === 'identity' ? body : entry[encoding];
+  return new Response(new Uint8Array(chosen.buffer as ArrayBuffer, chosen.byteOffset, chosen.byteLength), { status: 200, headers: out });
 }
 
 function clientIp(request: Request, address: string, trustProxy: boolean): string {

@@ -33,4 +33,5 @@ document.addEventListener('astro:page-load', finishProgress);
 
 const meta = (name: string): string => document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? '';
 const build = meta('atrium-build');
-if (build && build !== 'dev') watchDeployments(build, Number(meta('atrium-deploy-poll')) || 60);
+const poll = Number(meta('atrium-deploy-poll') || 60);
+if (build && build !== 'dev') watchDeployments(build, Number.isFinite(poll) ? poll : 60);

@@ -38,7 +38,7 @@ function reflow(position: NotifyPosition): void {
   let offset = stacks[position][0]?.offset ?? GAP;
   for (const item of stacks[position]) {
     item.el.style[vertical] = `${offset}px`;
-    offset += item.el.offsetHeight + GAP;
+    offset += item.el.getBoundingClientRect().height + GAP;
   }
 }
 
