@@ -15,8 +15,9 @@ const astro = spawnSync('astro', ['build'], { cwd: root, stdio: 'inherit', env: 
 if (astro.status !== 0) process.exit(astro.status ?? 1);
 
 await build({
-  entryPoints: [join(root, 'src/server/main.ts')],
-  outfile: join(root, 'dist/atrium.mjs'),
+  entryPoints: { atrium: join(root, 'src/server/main.ts'), cli: join(root, 'src/server/cli.ts') },
+  outdir: join(root, 'dist'),
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -21,7 +21,7 @@ function newestInput() {
 }
 
 export function buildIfStale() {
-  const fresh = existsSync(server) && existsSync(join(root, 'dist/server/entry.mjs')) && statSync(server).mtimeMs >= newestInput();
+  const fresh = existsSync(server) && existsSync(join(root, 'dist/cli.mjs')) && existsSync(join(root, 'dist/server/entry.mjs')) && statSync(server).mtimeMs >= newestInput();
   if (fresh) return;
   console.error(existsSync(server) ? '[atrium] sources changed since the last build: building…' : '[atrium] no build yet: building…');
   const r = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });

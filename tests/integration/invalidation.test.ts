@@ -1,0 +1,59 @@
+// The code that changes data drops the pages built from it: here, in the same process, and on
+// every other instance sharing Redis.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readConfig } from '../../src/lib/server/env';
+import { createRuntime, type Runtime } from '../../src/lib/server/runtime';
+import { ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from '../helpers/paths';
+
+const open: Runtime[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((r) => r.close()));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function config(env: Record<string, string>) {
+  return readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', ...env });
+}
+
+const page = (tags: string[]) => ({ status: 200, headers: {}, body: Buffer.from('<p>x</p>'), tags });
+
+describe('cache invalidation by the code that changes data', () => {
+  it('a configuration change drops the pages tagged site and re-reads the configuration', async () => {
+    const dir = mkdtempSync(join(TMP, 'inv-'));
+    dirs.push(dir);
+    cpSync(TEMPLATE_DIR, dir, { recursive: true });
+    const rt = await createRuntime(config({ DATA_DIR: dir }));
+    open.push(rt);
+    expect(await rt.site.get('site_name')).toBe('Atrium');
+    await rt.pageCache.set('home', page(['site']), rt.pageCache.generation);
+    expect(rt.pageCache.get('home')).toBeDefined();
+    await rt.site.set('site_name', 'Renamed');
+    expect(rt.pageCache.get('home')).toBeUndefined();
+    expect(await rt.site.get('site_name')).toBe('Renamed');
+    await expect(rt.site.set('no_such_setting', 'x')).rejects.toThrow(/Unknown configuration name/);
+  });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL)('reaches every instance through Redis', async () => {
+    const name = `atrium_inv_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create database ${name} template ${TEMPLATE_PG}`);
+    await admin.end();
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const env = { DATABASE_URL: url.toString(), REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: `inv${Date.now()}:` };
+    const a = await createRuntime(config(env));
+    const b = await createRuntime(config(env));
+    open.push(a, b);
+    await new Promise((r) => setTimeout(r, 100)); // subscriptions settle
+    expect(await b.site.get('site_name')).toBe('Atrium');
+    await b.pageCache.set('home', page(['site']), b.pageCache.generation);
+    await a.site.set('site_name', 'Shared');
+    await expect.poll(() => b.pageCache.get('home'), { timeout: 3000 }).toBeUndefined();
+    await expect.poll(() => b.site.get('site_name'), { timeout: 3000 }).toBe('Shared');
+  });
+});
