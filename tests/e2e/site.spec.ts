@@ -23,6 +23,9 @@ test.describe('pages a visitor opens', () => {
   test('an unknown page says Page Not Found with its path', async ({ page }) => {
     const res = await page.goto('/no/such/thing');
     expect(res?.status()).toBe(404);
+    await expect(page.getByRole('heading', { name: '页面未找到：/no/such/thing' })).toBeVisible();
+    await page.context().addCookies([{ name: 'ba-lang', value: 'en', url: page.url() }]);
+    await page.reload();
     await expect(page.getByRole('heading', { name: 'Page Not Found: /no/such/thing' })).toBeVisible();
   });
 

@@ -26,7 +26,7 @@ describe('every route of the spec table', () => {
     const res = await raw(server.url, path);
     expect(res.status).toBe(404);
     expect(layoutOf(res.text)).toBe(layout);
-    expect(res.text).toContain(`Page Not Found: ${path}`);
+    expect(res.text).toContain(`页面未找到：${path}`);
   });
 
   it.each(['/user', ...USER_CHILDREN.map((c) => `/user/${c}`), '/user/iframe/https%3A%2F%2Fexample.com'])('%s sends a visitor to the login page', async (path) => {
@@ -40,15 +40,16 @@ describe('404 page', () => {
   it('names the path in the visitor language', async () => {
     const zh = await raw(server.url, '/no/such/page');
     expect(zh.status).toBe(404);
-    expect(zh.text).toContain('Page Not Found: /no/such/page');
+    expect(zh.text).toContain('页面未找到：/no/such/page');
     expect(zh.text).toContain('您访问的页面不存在');
     const en = await raw(server.url, '/no/such/page', { headers: { cookie: 'ba-lang=en' } });
+    expect(en.text).toContain('Page Not Found: /no/such/page');
     expect(en.text).toContain('The page you asked for does not exist');
     expect(en.text).toContain('<html lang="en"');
   });
 
   it.each(['/ask/info/abc', '/ask/info/0', '/ask/lists/bogus/1', '/user/card/abc', '/modules/Not%20A%20Uid'])('invalid parameters in %s answer 404', async (path) => {
-    const res = await raw(server.url, path);
+    const res = await raw(server.url, path, { headers: { cookie: 'ba-lang=en' } });
     expect(res.status).toBe(404);
     expect(res.text).toContain('Page Not Found:');
   });

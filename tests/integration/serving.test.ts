@@ -66,7 +66,7 @@ describe('compression', () => {
     const page = await raw(server.url, '/nope-either', { headers: { 'accept-encoding': 'gzip' } });
     expect(page.status).toBe(404);
     expect(page.headers['content-encoding']).toBe('gzip');
-    expect(gunzipSync(page.body).toString()).toContain('Page Not Found');
+    expect(gunzipSync(page.body).toString()).toContain('页面未找到');
     const json = await raw(server.url, '/api/index/index', { headers: { 'accept-encoding': 'br' } });
     expect(json.headers['content-encoding']).toBe('br');
     expect(JSON.parse(brotliDecompressSync(json.body).toString()).code).toBe(1);

@@ -20,7 +20,7 @@ describe('subdomains (SITE_DOMAIN=example.com)', () => {
     expect(layoutOf((await get('ask.example.com', '/home')).text)).toBe('default');
     const info = await get('ask.example.com', '/info/5');
     expect(info.status).toBe(404);
-    expect(info.text).toContain('Page Not Found: /ask/info/5');
+    expect(info.text).toContain('页面未找到：/ask/info/5');
     expect((await get('ask.example.com', '/info/abc')).status).toBe(404);
     expect(layoutOf((await get('ask.example.com', '/search/x')).text)).toBe('ask');
   });

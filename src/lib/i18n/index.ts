@@ -14,18 +14,20 @@ import enModules from './en/modules';
 import zhUser from './zh-cn/user';
 import enUser from './en/user';
 import zhChat from './zh-cn/chat';
+import zhCaptcha from './zh-cn/captcha';
+import enCaptcha from './en/captcha';
 import enChat from './en/chat';
 
 export * from './types';
 
-const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat };
+const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha };
 type Groups = typeof zh;
 export type Group = keyof Groups;
 
 /** Every dictionary by locale and page group; en is checked against zh-cn key by key. */
 export const DICTIONARIES: Record<Locale, { [G in keyof Groups]: Record<keyof Groups[G], string> }> = {
   'zh-cn': zh,
-  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat },
+  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha },
 };
 
 export type Key<G extends Group> = keyof Groups['common'] | keyof Groups[G];

@@ -16,7 +16,7 @@ export default {
   'ask.tags': '热门标签',
   'ask.tagsEmpty': '还没有标签',
   'ask.post.title': '发布帖子',
-  'ask.post.installEditor': 'Please install editor',
+  'ask.post.installEditor': '请先安装编辑器',
   'ask.post.installEditorLead': '发帖需要编辑器模块。请管理员在模块市场安装“editor”模块。',
   'ask.lists.category': '分类',
   'ask.lists.tag': '标签',

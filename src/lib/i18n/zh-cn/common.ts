@@ -20,7 +20,7 @@ export default {
   'footer.poweredBy': '由 Atrium 驱动',
   'footer.version': '版本 {version}',
   'notFound.title': '页面不存在',
-  'notFound.message': 'Page Not Found: {path}',
+  'notFound.message': '页面未找到：{path}',
   'notFound.lead': '您访问的页面不存在，或者链接已失效。',
   'notFound.back': '返回首页',
   'error.title': '出错了',
