@@ -12,6 +12,10 @@ declare namespace App {
     host: import('./lib/shared/hosts').HostContext;
     /** The logged-in member; null for visitors. */
     user: import('./lib/server/request-context').SessionUser | null;
+    /** The session behind `user`: its member row, token family and whether it came by cookie. */
+    session?: { row: import('./lib/server/account/users').UserRow; family: string; viaCookie: boolean };
+    /** An access token was sent but has expired (API calls answer 409). */
+    tokenExpired?: boolean;
     route: import('./lib/shared/routes').RouteMatch | null;
     /** Filled by the `user-mount` route middleware on /user pages. */
     memberCenter?: import('./lib/server/route-middleware').MemberCenter;

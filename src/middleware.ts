@@ -1,4 +1,8 @@
+import type { APIContext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
+import { clientIp, REFRESH_COOKIE, SESSION_COOKIE } from './lib/server/request-context';
+import { RefreshRaceError, refreshSession, resolveAccessToken, type Resolved } from './lib/server/auth/sessions';
+import { clearSessionCookie, setSessionCookies } from './lib/server/auth/guard';
 import { Code } from './lib/shared/codes';
 import { assertRouteMiddleware, matchRoute } from './lib/shared/routes';
 import { normalizeApiPath } from './lib/shared/hosts';
@@ -24,15 +28,19 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
       host: request.headers.get('host'),
     }, locals.runtime.config.siteDomain));
   }
-  locals.user ??= null;
   locals.cacheTags ??= null;
   locals.apiLocale = apiLocale((name) => request.headers.get(name), locals.locale);
+  if (locals.user === undefined) await resolveSession(ctx);
 
   if (url.pathname.startsWith('/api/')) {
     // Controllers are case-insensitive (`/api/Cos/callback`); the server lower-cases them, `astro dev` here.
     const normal = normalizeApiPath(url.pathname);
     if (normal !== url.pathname) return ctx.rewrite(normal + url.search);
     const ip = clientIp(ctx.request, ctx.clientAddress, locals.runtime.config.trustProxy);
+    // A session carried by cookie must come from our own pages for anything that changes state.
+    if (locals.session?.viaCookie && !SAFE_METHODS.has(request.method) && !sameSite(request, locals.runtime.config.siteDomain)) {
+      return envelope({ code: Code.error, msg: translator(locals.apiLocale, 'api')('api.forbiddenOrigin'), data: null }, 403);
+    }
     const limit = await locals.runtime.limiter.hit(`api:${ip}`, locals.runtime.config.apiRateLimit, 60);
     if (!limit.allowed) {
       const t = translator(locals.apiLocale, 'api');
@@ -81,10 +89,48 @@ async function maybeCache(request: Request, locals: App.Locals, response: Respon
   return new Response(new Uint8Array(chosen.buffer as ArrayBuffer, chosen.byteOffset, chosen.byteLength), { status: 200, headers: out });
 }
 
-function clientIp(request: Request, address: string, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** True when the Origin (or Referer) is this host or another host of the same site. */
+function sameSite(request: Request, siteDomain: string | null): boolean {
+  const source = request.headers.get('origin') ?? request.headers.get('referer');
+  if (!source) return false;
+  let host: string;
+  try { host = new URL(source).host.toLowerCase(); } catch { return false; }
+  const own = (request.headers.get('host') ?? '').toLowerCase();
+  if (host === own) return true;
+  const bare = host.split(':')[0] ?? '';
+  return !!siteDomain && (bare === siteDomain || bare.endsWith(`.${siteDomain}`));
+}
+
+/**
+ * Finds the member behind the request: header `ba-user-token` (API clients) or the HttpOnly cookie
+ * (pages). A page request whose access token expired is renewed from the refresh cookie, so "keep
+ * me logged in" survives the 3-day access token.
+ */
+async function resolveSession(ctx: APIContext): Promise<void> {
+  const { locals, request, cookies } = ctx;
+  locals.user = null;
+  const header = request.headers.get('ba-user-token') || request.headers.get('bausertoken') || '';
+  const cookie = cookies.get(SESSION_COOKIE)?.value ?? '';
+  const refresh = header ? '' : cookies.get(REFRESH_COOKIE)?.value ?? '';
+  const value = header || cookie;
+  if (!value && !refresh) return;
+  const { runtime } = locals;
+  let resolved: Resolved = value ? await resolveAccessToken(runtime.db, runtime.tokenSecret, value) : { state: 'none' };
+  if (resolved.state !== 'ok' && refresh && request.method === 'GET' && !ctx.url.pathname.startsWith('/api/')) {
+    try {
+      const renewed = await refreshSession(runtime.db, runtime.tokenSecret, refresh, cookie);
+      setSessionCookies(cookies, renewed.token, renewed.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
+      resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, renewed.token);
+    } catch (err) {
+      // Two tabs renewing at once: the other one already did; this request goes on as a visitor.
+      if (!(err instanceof RefreshRaceError)) clearSessionCookie(cookies, runtime.config.siteDomain);
+    }
   }
-  return address;
+  if (resolved.state === 'expired') locals.tokenExpired = true;
+  if (resolved.state !== 'ok') return;
+  const row = resolved.row;
+  locals.user = { id: row.id, username: row.username, nickname: row.nickname, avatar: row.avatar };
+  locals.session = { row, family: resolved.family, viaCookie: !header };
 }

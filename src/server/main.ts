@@ -1,62 +1,13 @@
-// Atrium's HTTP server: answers what needs no rendering (health, static files, cached pages) itself
-// and hands the rest to Astro. Started by `npm start` (scripts/start.mjs) as dist/atrium.mjs.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+// Atrium's HTTP server process: opens the runtime, listens, shuts down cleanly on SIGTERM.
+// Started by `npm start` (scripts/start.mjs) as dist/atrium.mjs.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readConfig } from '../lib/server/env';
 import { createRuntime, type Runtime } from '../lib/server/runtime';
 import { DatabaseLockedError } from '../lib/server/db/client';
-import { PageCache, type CachedPage } from '../lib/server/page-cache';
-import { pickEncoding } from '../lib/server/compress';
-import { requestBasics, readCookie, SESSION_COOKIE } from '../lib/server/request-context';
-import { normalizeApiPath, toAppPath } from '../lib/shared/hosts';
 import { assertRouteMiddleware } from '../lib/shared/routes';
 import { ROUTE_MIDDLEWARE } from '../lib/server/route-middleware';
-import { translator } from '../lib/i18n';
-import { apiLocale } from '../lib/server/http';
-import { loadStaticFiles, type StaticFile } from './static';
-
-type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
-
-const SECURITY_HEADERS: Record<string, string> = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-  'x-frame-options': 'SAMEORIGIN',
-};
-
-function sendBuffer(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, variants: { body: Buffer; br?: Buffer | null; gzip?: Buffer | null }, etag: string): void {
-  if (req.headers['if-none-match'] === etag) {
-    res.writeHead(304, { etag, 'cache-control': headers['cache-control'] ?? 'no-cache', vary: headers.vary ?? 'Accept-Encoding' });
-    res.end();
-    return;
-  }
-  const available = (['br', 'gzip'] as const).filter((e) => variants[e]);
-  const encoding = pickEncoding(req.headers['accept-encoding'], available);
-  const body = encoding === 'identity' ? variants.body : (variants[encoding] as Buffer);
-  const out: Record<string, string | number> = { ...headers, etag, 'content-length': body.length };
-  delete out['content-encoding'];
-  if (encoding !== 'identity') out['content-encoding'] = encoding;
-  if (available.length && !/accept-encoding/i.test(String(out.vary ?? ''))) out.vary = out.vary ? `${out.vary}, Accept-Encoding` : 'Accept-Encoding';
-  res.writeHead(status, out);
-  res.end(req.method === 'HEAD' ? undefined : body);
-}
-
-function sendStatic(req: IncomingMessage, res: ServerResponse, file: StaticFile): void {
-  sendBuffer(req, res, 200, { 'content-type': file.type, 'cache-control': file.cacheControl, 'x-content-type-options': 'nosniff' }, file, file.etag);
-}
-
-function sendCached(req: IncomingMessage, res: ServerResponse, page: CachedPage): void {
-  sendBuffer(req, res, page.status, { ...page.headers, ...SECURITY_HEADERS, 'x-atrium-cache': 'hit' }, page, page.etag);
-}
-
-function sendEnvelope(res: ServerResponse, status: number, code: number, msg: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ code, msg, data: null, time: Math.floor(Date.now() / 1000) }));
-}
-
-function humanBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MB` : `${Math.round(n / 1024)} KB`;
-}
+import { createApp, type AstroHandler } from './app';
 
 export async function main(): Promise<void> {
   const config = readConfig();
@@ -81,56 +32,8 @@ export async function main(): Promise<void> {
   }
 
   const { handler } = (await import(pathToFileURL(join(config.root, 'dist', 'server', 'entry.mjs')).href)) as { handler: AstroHandler };
-  const statics = loadStaticFiles(join(config.root, 'dist', 'client'));
-  let inFlight = 0;
-  let shuttingDown = false;
-
-  const server = createServer(async (req, res) => {
-    inFlight++;
-    res.once('close', () => { inFlight--; });
-    try {
-      const rawUrl = req.url ?? '/';
-      if (rawUrl === '/healthz' || rawUrl.startsWith('/healthz?')) {
-        const up = await runtime.database.ping();
-        res.writeHead(up && !shuttingDown ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        res.end(JSON.stringify({ status: up && !shuttingDown ? 'ok' : 'unavailable', database: up ? 'up' : 'down', instance: runtime.bus.instanceId }));
-        return;
-      }
-      const basics = requestBasics({ cookie: req.headers.cookie, acceptLanguage: req.headers['accept-language'], host: req.headers.host }, config.siteDomain);
-      req.url = normalizeApiPath(toAppPath(basics.host.area, rawUrl));
-      const pathname = req.url.split('?')[0] ?? '/';
-      const isRead = req.method === 'GET' || req.method === 'HEAD';
-
-      if (isRead) {
-        const file = statics.get(pathname);
-        if (file) return sendStatic(req, res, file);
-      }
-      const isApi = pathname.startsWith('/api/');
-      if (!isRead) {
-        const length = Number(req.headers['content-length'] ?? 0);
-        if (length > config.maxBodyBytes || (req.headers['transfer-encoding'] && !req.headers['content-length'])) {
-          const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
-          const t = translator(locale, 'api');
-          const tooLarge = length > config.maxBodyBytes;
-          res.setHeader('connection', 'close');
-          sendEnvelope(res, tooLarge ? 413 : 411, 0, tooLarge ? t('api.tooLarge', { limit: humanBytes(config.maxBodyBytes) }) : t('api.lengthRequired'));
-          req.resume();
-          return;
-        }
-      }
-      if (isRead && !isApi && !readCookie(req.headers.cookie, SESSION_COOKIE)) {
-        const hit = runtime.pageCache.get(PageCache.key(req.headers.host ?? '', req.url, basics.locale, basics.theme));
-        if (hit) return sendCached(req, res, hit);
-      }
-      for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
-      await handler(req, res, undefined, { runtime, ...basics });
-    } catch (err) {
-      log.error('request failed', { url: req.url, err: err instanceof Error ? err.stack : String(err) });
-      if (!res.headersSent) sendEnvelope(res, 500, 0, 'Server internal error!');
-      else res.destroy();
-    }
-  });
-  server.keepAliveTimeout = 65_000;
+  const app = createApp(runtime, handler, join(config.root, 'dist', 'client'));
+  const { server } = app;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -141,10 +44,12 @@ export async function main(): Promise<void> {
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   log.info(`listening on http://${shown}:${port} (ready in ${Date.now() - started} ms)`);
 
+  let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    log.info(`${signal}: finishing ${inFlight} request(s), then closing`);
+    if (stopping) return;
+    stopping = true;
+    app.drain();
+    log.info(`${signal}: finishing ${app.inFlight()} request(s), then closing`);
     const force = setTimeout(() => { log.warn('shutdown timed out; closing connections'); server.closeAllConnections(); }, 10_000);
     force.unref();
     await new Promise<void>((resolve) => {

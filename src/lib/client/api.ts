@@ -79,8 +79,8 @@ let refreshing: Promise<boolean> | null = null;
 function refreshToken(): Promise<boolean> {
   refreshing ??= (async () => {
     try {
-      const reply = await send<{ token: string }>('/api/common/refreshToken', { method: 'POST', data: { refreshToken: getRefreshToken() }, showErrorMessage: false }, false);
-      setToken(reply.data.token);
+      const reply = await send<{ token: string; refresh_token?: string }>('/api/common/refreshToken', { method: 'POST', data: { refreshToken: getRefreshToken() }, showErrorMessage: false }, false);
+      setToken(reply.data.token, reply.data.refresh_token);
       return true;
     } catch {
       return false;

@@ -28,9 +28,10 @@ export function getRefreshToken(): string {
   return readUser().refresh_token ?? '';
 }
 
-export function setToken(token: string): void {
+/** After a refresh: the new access token and, since refresh tokens rotate, the new refresh token. */
+export function setToken(token: string, refreshToken?: string): void {
   const user = readUser();
-  if (user.id) storage()?.setItem(USER_INFO_KEY, JSON.stringify({ ...user, token }));
+  if (user.id) storage()?.setItem(USER_INFO_KEY, JSON.stringify({ ...user, token, ...(refreshToken ? { refresh_token: refreshToken } : {}) }));
   storage()?.setItem(TOKEN_KEY, token);
 }
 

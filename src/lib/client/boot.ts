@@ -24,6 +24,8 @@ document.addEventListener('click', (event) => {
     target.setAttribute('aria-pressed', String(isDark()));
   } else if (target.dataset.action === 'set-language' && target.dataset.locale) {
     setLanguage(target.dataset.locale);
+  } else if (target.dataset.action === 'logout') {
+    void import('./session').then((m) => m.logout());
   }
 });
 

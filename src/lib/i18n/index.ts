@@ -16,18 +16,22 @@ import enUser from './en/user';
 import zhChat from './zh-cn/chat';
 import zhCaptcha from './zh-cn/captcha';
 import enCaptcha from './en/captcha';
+import zhValidation from './zh-cn/validation';
+import enValidation from './en/validation';
+import zhAccount from './zh-cn/account';
+import enAccount from './en/account';
 import enChat from './en/chat';
 
 export * from './types';
 
-const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha };
+const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount };
 type Groups = typeof zh;
 export type Group = keyof Groups;
 
 /** Every dictionary by locale and page group; en is checked against zh-cn key by key. */
 export const DICTIONARIES: Record<Locale, { [G in keyof Groups]: Record<keyof Groups[G], string> }> = {
   'zh-cn': zh,
-  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha },
+  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount },
 };
 
 export type Key<G extends Group> = keyof Groups['common'] | keyof Groups[G];
@@ -47,3 +51,15 @@ export function translator<G extends Group>(locale: Locale, group: G): Translate
 export function lookup(locale: Locale, group: keyof Groups, key: string): string | null {
   return (DICTIONARIES[locale][group] as Record<string, string>)[key] ?? null;
 }
+
+/** Any message key of any group → text; for errors raised deep in services. Unknown keys come back as they are. */
+export function translateAny(locale: Locale, key: string, values?: Record<string, string | number>): string {
+  for (const group of Object.values(DICTIONARIES[locale]) as Record<string, string>[]) {
+    const text = group[key];
+    if (text !== undefined) return interpolate(text, values);
+  }
+  return key;
+}
+
+/** Every message key of every group. */
+export type AnyKey = { [G in keyof Groups]: keyof Groups[G] }[keyof Groups];

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readMailSettings, type MailSettings } from './mail/mailer';
 
 /** Everything Atrium reads from the environment; README's configuration table lists the same. */
 export interface ServerConfig {
@@ -21,6 +22,10 @@ export interface ServerConfig {
   /** Seconds the browser waits between checks of the build manifest. */
   deployPollSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** SMTP and SMS provider settings; unset means the outbox folder. */
+  mail: MailSettings;
+  /** Overrides the token HMAC key kept in the database. */
+  tokenSecret: string | null;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -51,5 +56,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     apiRateLimit: int(env.API_RATE_LIMIT, 600, 'API_RATE_LIMIT'),
     deployPollSeconds: int(env.DEPLOY_POLL_SECONDS, 60, 'DEPLOY_POLL_SECONDS'),
     logLevel: level as ServerConfig['logLevel'],
+    mail: readMailSettings(env, resolve(root, env.DATA_DIR || 'data')),
+    tokenSecret: env.TOKEN_SECRET || null,
   };
 }

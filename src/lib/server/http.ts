@@ -1,15 +1,23 @@
 import type { APIContext, APIRoute } from 'astro';
 import { z } from 'zod';
 import { Code, type Envelope } from '../shared/codes';
-import { lookup, translator, type Locale } from '../i18n';
+import { lookup, translateAny, translator, type AnyKey, type Locale } from '../i18n';
 
-type ApiKey = Parameters<ReturnType<typeof translator<'api'>>>[0];
 
 /** The one error services throw: a message key, optional field errors, and the envelope code. */
 export class AppError extends Error {
   constructor(
-    readonly key: ApiKey,
-    readonly options: { code?: number; status?: number; data?: unknown; values?: Record<string, string | number>; fields?: Record<string, string> } = {},
+    readonly key: AnyKey,
+    readonly options: {
+      code?: number;
+      status?: number;
+      data?: unknown;
+      values?: Record<string, string | number>;
+      /** Field errors already in the request's language. */
+      fields?: Record<string, string>;
+      /** Field errors as message keys, translated when the reply is made. */
+      fieldKeys?: Record<string, string>;
+    } = {},
   ) {
     super(key);
   }
@@ -32,8 +40,11 @@ export function ok<T>(data: T, msg = ''): Response {
 export function errorResponse(err: unknown, locale: Locale, requestId: string, log?: (msg: string, extra: Record<string, unknown>) => void): Response {
   const t = translator(locale, 'api');
   if (err instanceof AppError) {
-    const { code = Code.error, status = 200, data, values, fields } = err.options;
-    return envelope({ code, msg: t(err.key, values), data: fields ? { ...(data as object | undefined), fields } : (data ?? null) }, status);
+    const { code = Code.error, status = 200, data, values, fieldKeys } = err.options;
+    const fields = fieldKeys
+      ? Object.fromEntries(Object.entries(fieldKeys).map(([k, v]) => [k, translateAny(locale, v, values)]))
+      : err.options.fields;
+    return envelope({ code, msg: translateAny(locale, err.key, values), data: fields ? { ...(data as object | undefined), fields } : (data ?? null) }, status);
   }
   log?.('unhandled error', { requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
   return envelope({ code: Code.error, msg: t('api.internal', { requestId }), data: null }, 500);
@@ -61,6 +72,8 @@ export function fieldErrors(error: z.ZodError, locale: Locale): Record<string, s
 }
 
 function issueMessage(issue: z.core.$ZodIssue, t: ReturnType<typeof translator<'api'>>, locale: Locale): string {
+  // Shared schemas carry message keys so the form and the API word them alike.
+  if (issue.message.startsWith('validation.')) return translateAny(locale, issue.message);
   switch (issue.code) {
     case 'unrecognized_keys':
       return t('field.unknown');
@@ -80,23 +93,28 @@ function issueMessage(issue: z.core.$ZodIssue, t: ReturnType<typeof translator<'
   }
 }
 
-/** Parses input with a shared schema: query string for GET/HEAD, JSON body otherwise. */
-export async function readInput<S extends z.ZodType>(ctx: APIContext, schema: S): Promise<z.output<S>> {
-  let raw: unknown;
-  if (ctx.request.method === 'GET' || ctx.request.method === 'HEAD') {
-    raw = Object.fromEntries(ctx.url.searchParams);
-  } else {
-    const text = await ctx.request.text();
-    if (text.trim() === '') raw = {};
-    else {
-      try { raw = JSON.parse(text); } catch {
-        throw new AppError('api.invalidJson', { fields: { body: translator(ctx.locals.apiLocale, 'api')('api.invalidJson') } });
-      }
-    }
+/** The raw input of a call: the query string for GET/HEAD, the JSON body otherwise. */
+export async function readRaw(ctx: APIContext): Promise<unknown> {
+  if (ctx.request.method === 'GET' || ctx.request.method === 'HEAD') return Object.fromEntries(ctx.url.searchParams);
+  const text = await ctx.request.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('api.invalidJson', { fieldKeys: { body: 'api.invalidJson' } });
   }
+}
+
+/** Checks raw input against a shared schema; failures become code 0 with field errors. */
+export function parseInput<S extends z.ZodType>(ctx: APIContext, schema: S, raw: unknown): z.output<S> {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new AppError('api.invalidInput', { fields: fieldErrors(parsed.error, ctx.locals.apiLocale) });
   return parsed.data;
+}
+
+/** Parses input with a shared schema: query string for GET/HEAD, JSON body otherwise. */
+export async function readInput<S extends z.ZodType>(ctx: APIContext, schema: S): Promise<z.output<S>> {
+  return parseInput(ctx, schema, await readRaw(ctx));
 }
 
 /** Wraps an API handler so that every outcome is an envelope. */

@@ -10,6 +10,9 @@ export interface RateResult {
 /** Fixed-window counters: in memory for one process, in Redis when instances share the limit. */
 export interface RateLimiter {
   hit(key: string, limit: number, windowSeconds: number): Promise<RateResult>;
+  /** Hits so far in the current window (0 when none). */
+  count(key: string): Promise<number>;
+  reset(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +34,11 @@ export function createMemoryLimiter(): RateLimiter {
       w.count++;
       return { allowed: w.count <= limit, remaining: Math.max(0, limit - w.count), retryAfter: Math.ceil((w.resetAt - now) / 1000) };
     },
+    async count(key) {
+      const w = windows.get(key);
+      return w && w.resetAt > Date.now() ? w.count : 0;
+    },
+    async reset(key) { windows.delete(key); },
     close: async () => clearInterval(sweep),
   };
 }
@@ -44,6 +52,8 @@ export function createRedisLimiter(redis: Redis, prefix = 'atrium:'): RateLimite
       const left = ttl < 0 ? windowSeconds * 1000 : ttl;
       return { allowed: count <= limit, remaining: Math.max(0, limit - count), retryAfter: Math.ceil(left / 1000) };
     },
+    async count(key) { return Number((await redis.get(`${prefix}rl:${key}`)) ?? 0); },
+    async reset(key) { await redis.del(`${prefix}rl:${key}`); },
     close: async () => undefined,
   };
 }

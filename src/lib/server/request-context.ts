@@ -14,6 +14,8 @@ export interface SessionUser {
 
 /** Cookie holding the session token for server-rendered pages. */
 export const SESSION_COOKIE = 'ba-user-token';
+/** HttpOnly cookie with the refresh token of a "keep me logged in" session. */
+export const REFRESH_COOKIE = 'ba-user-refresh';
 export const LANG_COOKIE = 'ba-lang';
 export const THEME_COOKIE = 'ba-is-dark';
 
@@ -74,4 +76,13 @@ export function requestBasics(headers: { cookie?: string | null; acceptLanguage?
     theme: negotiateTheme(headers.cookie),
     host: { area, port, siteDomain },
   };
+}
+
+/** The client address; behind a trusted proxy the first X-Forwarded-For entry. */
+export function clientIp(request: Request, address: string, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return address;
 }

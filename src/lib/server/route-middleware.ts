@@ -1,6 +1,6 @@
 import type { APIContext } from 'astro';
 import type { RouteMiddleware } from '../shared/routes';
-import { enabledRules, splitRules, type RuleNode } from './site/rules';
+import { memberRules, splitRules, type RuleNode } from './site/rules';
 
 /** A named route middleware (spec §2): returns a Response to stop the request, nothing to go on. */
 export type RouteGuard = (ctx: APIContext) => Promise<Response | undefined>;
@@ -14,8 +14,9 @@ export interface MemberCenter {
 export const ROUTE_MIDDLEWARE: Record<RouteMiddleware, RouteGuard> = {
   /** Loads the member's rule tree for the member-center layout. */
   'user-mount': async (ctx) => {
-    if (!ctx.locals.user) return undefined;
-    ctx.locals.memberCenter = splitRules(await enabledRules(ctx.locals.runtime.db, ctx.locals.locale, '*'));
+    const session = ctx.locals.session;
+    if (!session) return undefined;
+    ctx.locals.memberCenter = splitRules(await memberRules(ctx.locals.runtime.db, ctx.locals.locale, session.row.groupId));
     return undefined;
   },
   /** Sends visitors to the login page, remembering where they wanted to go. */

@@ -8,6 +8,8 @@ import { createLogger, type Logger } from './log';
 import { PageCache } from './page-cache';
 import { createMemoryLimiter, createRedisLimiter, type RateLimiter } from './rate-limit';
 import { ConfigStore } from './site/config';
+import { createMailer, type Mailer } from './mail/mailer';
+import { tokenSecret } from './auth/secret';
 
 /**
  * Everything a request needs that outlives it, created once per process and handed to Astro
@@ -22,6 +24,9 @@ export interface Runtime {
   limiter: RateLimiter;
   pageCache: PageCache;
   site: ConfigStore;
+  mailer: Mailer;
+  /** HMAC key of stored tokens, the same on every instance. */
+  tokenSecret: string;
   log: Logger;
   /** Id of the running build, compared by browsers with /build-manifest.json. */
   buildId: string;
@@ -62,9 +67,12 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     const pageCache = new PageCache(config.pageCacheBytes, bus);
     const site = new ConfigStore(database.db, bus, pageCache);
     closers.unshift(async () => { site.close(); pageCache.close(); });
+    const mailer = await createMailer(config.mail, log);
+    closers.unshift(async () => mailer.close());
+    const secret = await tokenSecret(database.db, config.tokenSecret ?? undefined);
     let closing: Promise<void> | null = null;
     return {
-      config, database, db: database.db, bus, limiter, pageCache, site, log,
+      config, database, db: database.db, bus, limiter, pageCache, site, mailer, tokenSecret: secret, log,
       buildId: readBuildId(config.root),
       close: () => (closing ??= (async () => {
         for (const close of closers) await close().catch((err: unknown) => log.error('close failed', { err: String(err) }));

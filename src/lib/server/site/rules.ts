@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { userRule } from '../db/schema';
+import { userGroup, userRule } from '../db/schema';
 import { lookup, type Locale } from '../../i18n';
 
 /** A rule as the client receives it: BuildAdmin's snake_case fields, children nested. */
@@ -77,4 +77,12 @@ export async function enabledRules(db: Db, locale: Locale, ids: readonly number[
   const where = ids === '*' ? eq(userRule.status, 1) : and(eq(userRule.status, 1), inArray(userRule.id, [...ids, -1]));
   const rows = await db.select().from(userRule).where(where).orderBy(desc(userRule.weigh), asc(userRule.id));
   return buildTree(rows, locale);
+}
+
+/** A member's rule tree: their group's rules (`*` is all), nothing when the group is disabled. */
+export async function memberRules(db: Db, locale: Locale, groupId: number): Promise<RuleNode[]> {
+  const [group] = await db.select().from(userGroup).where(eq(userGroup.id, groupId));
+  if (!group || group.status !== 1) return [];
+  const ids = group.rules.trim() === '*' ? '*' : group.rules.split(',').map(Number).filter(Number.isInteger);
+  return enabledRules(db, locale, ids);
 }

@@ -1,13 +1,19 @@
 import { z } from 'zod';
 import { api, ok, readInput } from '../../../lib/server/http';
-import { SESSION_COOKIE } from '../../../lib/server/request-context';
+import { endSession } from '../../../lib/server/auth/sessions';
+import { clearSessionCookie } from '../../../lib/server/auth/guard';
+import { REFRESH_COOKIE, SESSION_COOKIE } from '../../../lib/server/request-context';
 
 // Both spellings are accepted: BuildAdmin reads `refreshToken`, its Nuxt client posts `refresh_token`.
 export const LogoutInput = z.object({ refresh_token: z.string().max(200).optional(), refreshToken: z.string().max(200).optional() }).strict();
 
-/** Ends the session: the cookie is cleared and, for members, the tokens are revoked. Always code 1. */
+/** Ends the session (its access and refresh tokens) and clears the page cookies. Always code 1. */
 export const POST = api(async (ctx) => {
-  await readInput(ctx, LogoutInput);
-  ctx.cookies.delete(SESSION_COOKIE, { path: '/' });
+  const input = await readInput(ctx, LogoutInput);
+  const { runtime } = ctx.locals;
+  const access = ctx.request.headers.get('ba-user-token') || ctx.cookies.get(SESSION_COOKIE)?.value || '';
+  const refresh = input.refreshToken || input.refresh_token || ctx.cookies.get(REFRESH_COOKIE)?.value || '';
+  await endSession(runtime.db, runtime.tokenSecret, access, refresh);
+  clearSessionCookie(ctx.cookies, runtime.config.siteDomain);
   return ok(null);
 });

@@ -100,3 +100,13 @@ export const attachment = pgTable('attachment', {
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
   lastUploadTime: bigint('last_upload_time', { mode: 'number' }).notNull(),
 }, (t) => [index('attachment_sha1_idx').on(t.sha1, t.topic, t.storage)]);
+
+/** Daily check-ins: one row per member and calendar day (site time zone); the unique key makes it concurrency-safe. */
+export const userSignIn = pgTable('user_sign_in', {
+  id: serial('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  day: varchar('day', { length: 10 }).notNull(),
+  streak: integer('streak').notNull().default(1),
+  score: integer('score').notNull().default(0),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+}, (t) => [uniqueIndex('user_sign_in_day_uq').on(t.userId, t.day)]);

@@ -4,15 +4,19 @@ import { api, AppError, ok } from '../../../../lib/server/http';
 import { readInput } from '../../../../lib/server/http';
 import { Code } from '../../../../lib/shared/codes';
 import { siteInfo } from '../../../../lib/server/site/chrome';
-import { anonymousRules, enabledRules, splitRules } from '../../../../lib/server/site/rules';
+import { anonymousRules, memberRules, splitRules } from '../../../../lib/server/site/rules';
+import { toUserInfo } from '../../../../lib/server/account/users';
+import { tokenExpired } from '../../../../lib/server/auth/sessions';
 
 export const IndexInput = z.object({ requiredLogin: z.enum(['0', '1']).default('0') });
 
 /** Site data, rules and menus the client initialises from (reference §1a). */
 export const GET = api(async (ctx) => {
   const { requiredLogin } = await readInput(ctx, IndexInput);
-  const { runtime, locale, host, user } = ctx.locals;
+  const { runtime, locale, host, session } = ctx.locals;
+  const user = session?.row;
   if (requiredLogin === '1' && !user) {
+    if (ctx.locals.tokenExpired) throw tokenExpired();
     throw new AppError('api.needLogin', { code: Code.login, data: { type: 'need login' } });
   }
   const site = await siteInfo(runtime.site, locale, host, ctx.request.headers.get('host') ?? ctx.url.host);
@@ -20,6 +24,6 @@ export const GET = api(async (ctx) => {
   if (!user) {
     return ok({ site, openMemberCenter, userInfo: null, rules: await anonymousRules(runtime.db, locale), menus: [] });
   }
-  const { rules, menus } = splitRules(await enabledRules(runtime.db, locale, '*'));
-  return ok({ site: { ...site, userInitialize: true }, openMemberCenter, userInfo: user, rules, menus });
+  const { rules, menus } = splitRules(await memberRules(runtime.db, locale, user.groupId));
+  return ok({ site: { ...site, userInitialize: true }, openMemberCenter, userInfo: toUserInfo(user), rules, menus });
 });

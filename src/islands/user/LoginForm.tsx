@@ -1,0 +1,196 @@
+// The login and sign-up form of /user/login. Validation uses the same schemas as the API, so both
+// say the same thing; field errors from the server appear beside their fields.
+import { useEffect, useState, type FormEvent, type ReactElement } from 'react';
+import type { z } from 'zod';
+import { ApiError, request } from '../../lib/client/api';
+import { rememberUser } from '../../lib/client/stores/user';
+import { LoginInput, RegisterInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
+import ClickCaptcha from './ClickCaptcha';
+
+export interface LoginFormProps {
+  locale: 'zh-cn' | 'en';
+  /** Strings of the `user` and `validation` groups in the page's language. */
+  messages: Record<string, string>;
+  captchaSwitch: boolean;
+  outbox: boolean;
+  initialTab: 'login' | 'register';
+  redirectTo: string;
+}
+
+type Fields = Record<string, string>;
+type Pending = { purpose: 'login' | 'code'; id: string } | null;
+
+function fieldErrorsOf(error: z.ZodError, m: Record<string, string>): Fields {
+  const out: Fields = {};
+  for (const issue of error.issues) {
+    const name = String(issue.path[0] ?? '_');
+    out[name] ??= m[issue.message] ?? m['validation.required'] ?? issue.message;
+  }
+  return out;
+}
+
+function newCaptchaId(): string {
+  return crypto.randomUUID();
+}
+
+export default function LoginForm(props: LoginFormProps): ReactElement {
+  const m = props.messages;
+  const t = (key: string, values?: Record<string, string | number>): string =>
+    (m[key] ?? key).replace(/\{(\w+)\}/g, (_, k: string) => String(values?.[k] ?? `{${k}}`));
+  const [tab, setTab] = useState<'login' | 'register'>(props.initialTab);
+  const [errors, setErrors] = useState<Fields>({});
+  const [busy, setBusy] = useState(false);
+  const [pending, setPending] = useState<Pending>(null);
+  const [countdown, setCountdown] = useState(0);
+  const [login, setLogin] = useState({ username: '', password: '', keep: true });
+  const [reg, setReg] = useState({ username: '', password: '', registerType: 'email' as 'email' | 'mobile', email: '', mobile: '', captcha: '' });
+
+  useEffect(() => {
+    if (countdown <= 0) return undefined;
+    const timer = setTimeout(() => setCountdown(countdown - 1), 1000);
+    return () => clearTimeout(timer);
+  }, [countdown]);
+
+  const finish = (userInfo: { id: number; username: string; nickname: string; avatar: string; token: string; refresh_token?: string }): void => {
+    rememberUser(userInfo);
+    location.assign(props.redirectTo);
+  };
+
+  const serverErrors = (err: unknown): void => {
+    if (err instanceof ApiError) setErrors(((err.data as { fields?: Fields } | null)?.fields) ?? {});
+  };
+
+  const submitLogin = async (captcha?: { id: string; info: string }): Promise<void> => {
+    const body = { tab: 'login' as const, ...login, keep: login.keep, ...(captcha ? { captchaId: captcha.id, captchaInfo: captcha.info } : {}) };
+    const parsed = LoginInput.safeParse(body);
+    if (!parsed.success) return setErrors(fieldErrorsOf(parsed.error, m));
+    if (props.captchaSwitch && !captcha) return setPending({ purpose: 'login', id: newCaptchaId() });
+    setBusy(true);
+    try {
+      const reply = await request<{ userInfo: Parameters<typeof finish>[0] }>('/api/user/checkIn', { data: body, showSuccessMessage: true });
+      finish(reply.data.userInfo);
+    } catch (err) {
+      serverErrors(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const sendCode = async (captcha?: { id: string; info: string }): Promise<void> => {
+    const isEmail = reg.registerType === 'email';
+    const check = (isEmail ? emailSchema : mobileSchema).safeParse(isEmail ? reg.email : reg.mobile);
+    if (!check.success) return setErrors({ [reg.registerType]: m[check.error.issues[0]?.message ?? ''] ?? '' });
+    if (!captcha) return setPending({ purpose: 'code', id: newCaptchaId() });
+    setBusy(true);
+    try {
+      const path = isEmail ? '/api/ems/send' : '/api/sms/send';
+      const data = isEmail
+        ? { email: reg.email, event: 'user_register', captchaId: captcha.id, captchaInfo: captcha.info }
+        : { mobile: reg.mobile, template_code: 'user_register', captchaId: captcha.id, captchaInfo: captcha.info };
+      await request(path, { data, showSuccessMessage: true });
+      setErrors({});
+      setCountdown(60);
+    } catch (err) {
+      serverErrors(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submitRegister = async (): Promise<void> => {
+    const body = {
+      tab: 'register' as const, username: reg.username, password: reg.password, registerType: reg.registerType, captcha: reg.captcha, keep: true,
+      ...(reg.registerType === 'email' ? { email: reg.email } : { mobile: reg.mobile }),
+    };
+    const parsed = RegisterInput.safeParse(body);
+    if (!parsed.success) return setErrors(fieldErrorsOf(parsed.error, m));
+    setBusy(true);
+    try {
+      const reply = await request<{ userInfo: Parameters<typeof finish>[0] }>('/api/user/checkIn', { data: body, showSuccessMessage: true });
+      finish(reply.data.userInfo);
+    } catch (err) {
+      serverErrors(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onSubmit = (e: FormEvent): void => {
+    e.preventDefault();
+    setErrors({});
+    void (tab === 'login' ? submitLogin() : submitRegister());
+  };
+
+  const field = (name: string, label: string, input: ReactElement): ReactElement => (
+    <label className="field">
+      <span>{label}</span>
+      {input}
+      {errors[name] && <span className="field-error" role="alert" id={`err-${name}`}>{errors[name]}</span>}
+    </label>
+  );
+  const described = (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': `err-${name}` } : {});
+
+  return (
+    <div className="login-form">
+      <div className="tabs" role="tablist">
+        {(['login', 'register'] as const).map((name) => (
+          <button key={name} type="button" role="tab" aria-selected={tab === name} className={tab === name ? 'tab active' : 'tab'}
+            onClick={() => { setTab(name); setErrors({}); }}>
+            {t(name === 'login' ? 'user.login.tabLogin' : 'user.login.tabRegister')}
+          </button>
+        ))}
+      </div>
+      <form onSubmit={onSubmit} noValidate>
+        {tab === 'login' ? (
+          <>
+            {field('username', t('user.login.account'), <input name="username" autoComplete="username" value={login.username} {...described('username')} onChange={(e) => setLogin({ ...login, username: e.target.value })} />)}
+            {field('password', t('user.login.password'), <input name="password" type="password" autoComplete="current-password" value={login.password} {...described('password')} onChange={(e) => setLogin({ ...login, password: e.target.value })} />)}
+            <label className="check"><input type="checkbox" checked={login.keep} onChange={(e) => setLogin({ ...login, keep: e.target.checked })} /> {t('user.login.keep')}</label>
+            {errors.captcha && <p className="field-error" role="alert">{errors.captcha}</p>}
+            <button className="btn btn-primary wide" type="submit" disabled={busy}>{t('user.login.submit')}</button>
+          </>
+        ) : (
+          <>
+            {field('username', t('user.login.username'), <input name="username" autoComplete="username" value={reg.username} {...described('username')} onChange={(e) => setReg({ ...reg, username: e.target.value })} />)}
+            {field('password', t('user.login.password'), <input name="password" type="password" autoComplete="new-password" value={reg.password} {...described('password')} onChange={(e) => setReg({ ...reg, password: e.target.value })} />)}
+            <fieldset className="field">
+              <legend>{t('user.login.registerBy')}</legend>
+              {(['email', 'mobile'] as const).map((kind) => (
+                <label key={kind} className="check"><input type="radio" name="registerType" checked={reg.registerType === kind} onChange={() => setReg({ ...reg, registerType: kind })} /> {t(kind === 'email' ? 'user.login.byEmail' : 'user.login.byMobile')}</label>
+              ))}
+            </fieldset>
+            {reg.registerType === 'email'
+              ? field('email', t('user.login.email'), <input name="email" type="email" autoComplete="email" value={reg.email} {...described('email')} onChange={(e) => setReg({ ...reg, email: e.target.value })} />)
+              : field('mobile', t('user.login.mobile'), <input name="mobile" type="tel" autoComplete="tel" value={reg.mobile} {...described('mobile')} onChange={(e) => setReg({ ...reg, mobile: e.target.value })} />)}
+            <div className="code-row">
+              {field('captcha', t('user.login.code'), <input name="code" inputMode="numeric" autoComplete="one-time-code" value={reg.captcha} {...described('captcha')} onChange={(e) => setReg({ ...reg, captcha: e.target.value })} />)}
+              <button className="btn" type="button" disabled={busy || countdown > 0} onClick={() => void sendCode()}>
+                {countdown > 0 ? t('user.login.resend', { seconds: countdown }) : t('user.login.sendCode')}
+              </button>
+            </div>
+            {props.outbox && <p className="muted small">{t('user.login.outbox')}</p>}
+            <button className="btn btn-primary wide" type="submit" disabled={busy}>{t('user.login.registerSubmit')}</button>
+          </>
+        )}
+      </form>
+      {pending && (
+        <div className="dialog-backdrop" role="presentation">
+          <div className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}>
+            <ClickCaptcha
+              key={pending.id}
+              locale={props.locale}
+              captchaId={pending.id}
+              onVerified={(info) => {
+                const done = { id: pending.id, info };
+                setPending(null);
+                void (pending.purpose === 'login' ? submitLogin(done) : sendCode(done));
+              }}
+              onCancel={() => setPending(null)}
+            />
+            <button className="btn" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+// The member's profile: nickname, gender, birthday, motto (and username, unique).
+import { useState, type FormEvent, type ReactElement } from 'react';
+import { request } from '../../lib/client/api';
+import { ProfileInput } from '../../lib/shared/validation/account';
+import { $user } from '../../lib/client/stores/user';
+import { serverFields, translate, zodFields, type Fields, type Messages } from './form-helpers';
+
+export interface ProfileValues {
+  username: string;
+  nickname: string;
+  gender: number;
+  birthday: string;
+  motto: string;
+}
+
+export default function ProfileForm({ messages, initial }: { messages: Messages; initial: ProfileValues }): ReactElement {
+  const t = (k: string): string => translate(messages, k);
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<Fields>({});
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent): Promise<void> => {
+    e.preventDefault();
+    const parsed = ProfileInput.safeParse(values);
+    if (!parsed.success) return setErrors(zodFields(parsed.error, messages));
+    setErrors({});
+    setBusy(true);
+    try {
+      await request('/api/account/profile', { data: values, showSuccessMessage: true });
+      const stored = $user.get();
+      if (stored.id) $user.set({ ...stored, nickname: values.nickname, username: values.username });
+    } catch (err) {
+      setErrors(serverFields(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const error = (name: string): ReactElement | null => (errors[name] ? <span className="field-error" role="alert" id={`err-${name}`}>{errors[name]}</span> : null);
+  const aria = (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': `err-${name}` } : {});
+
+  return (
+    <form className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+      <label className="field"><span>{t('user.login.username')}</span>
+        <input name="username" value={values.username} {...aria('username')} onChange={(e) => setValues({ ...values, username: e.target.value })} />{error('username')}</label>
+      <label className="field"><span>{t('user.profile.nickname')}</span>
+        <input name="nickname" value={values.nickname} {...aria('nickname')} onChange={(e) => setValues({ ...values, nickname: e.target.value })} />{error('nickname')}</label>
+      <fieldset className="field"><legend>{t('user.profile.gender')}</legend>
+        {[0, 1, 2].map((g) => (
+          <label key={g} className="check"><input type="radio" name="gender" checked={values.gender === g} onChange={() => setValues({ ...values, gender: g })} /> {t(`user.profile.gender${g}`)}</label>
+        ))}
+      </fieldset>
+      <label className="field"><span>{t('user.profile.birthday')}</span>
+        <input type="date" name="birthday" value={values.birthday} {...aria('birthday')} onChange={(e) => setValues({ ...values, birthday: e.target.value })} />{error('birthday')}</label>
+      <label className="field"><span>{t('user.profile.motto')}</span>
+        <textarea name="motto" rows={3} maxLength={255} value={values.motto} onChange={(e) => setValues({ ...values, motto: e.target.value })} /></label>
+      <button className="btn btn-primary" type="submit" disabled={busy}>{t('user.profile.save')}</button>
+    </form>
+  );
+}

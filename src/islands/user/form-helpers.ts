@@ -1,0 +1,25 @@
+// Small helpers the member-center forms share: message lookup and field errors.
+import type { z } from 'zod';
+import { ApiError } from '../../lib/client/api';
+
+export type Messages = Record<string, string>;
+export type Fields = Record<string, string>;
+
+export function translate(messages: Messages, key: string, values?: Record<string, string | number>): string {
+  return (messages[key] ?? key).replace(/\{(\w+)\}/g, (_, k: string) => String(values?.[k] ?? `{${k}}`));
+}
+
+/** Client-side schema failures, in the same words the server would use. */
+export function zodFields(error: z.ZodError, messages: Messages): Fields {
+  const out: Fields = {};
+  for (const issue of error.issues) {
+    const name = String(issue.path[0] ?? '_');
+    out[name] ??= messages[issue.message] ?? messages['validation.required'] ?? issue.message;
+  }
+  return out;
+}
+
+/** Field errors the server sent back (`data.fields`), or none. */
+export function serverFields(err: unknown): Fields {
+  return err instanceof ApiError ? ((err.data as { fields?: Fields } | null)?.fields ?? {}) : {};
+}

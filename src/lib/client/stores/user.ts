@@ -1,0 +1,26 @@
+// The member as the browser keeps it: the spec's persisted subset under `userInfo-v5`.
+import { atom } from 'nanostores';
+import { readUser, USER_INFO_KEY, TOKEN_KEY, type StoredUser } from '../auth-token';
+
+export const $user = atom<StoredUser>(typeof window === 'undefined' ? {} : readUser());
+
+/** After login or registration: keep id, username, nickname, avatar and the tokens. */
+export function rememberUser(info: Required<Pick<StoredUser, 'id' | 'username' | 'nickname' | 'avatar' | 'token'>> & { refresh_token?: string }): void {
+  const stored: StoredUser = {
+    id: info.id, username: info.username, nickname: info.nickname, avatar: info.avatar, token: info.token, refresh_token: info.refresh_token ?? '',
+  };
+  localStorage.setItem(USER_INFO_KEY, JSON.stringify(stored));
+  localStorage.setItem(TOKEN_KEY, info.token);
+  $user.set(stored);
+}
+
+export function forgetUser(): void {
+  localStorage.removeItem(USER_INFO_KEY);
+  localStorage.removeItem(TOKEN_KEY);
+  $user.set({});
+}
+
+/** Logged in means an id and a token exist (spec §4). */
+export function isLoggedIn(user: StoredUser = $user.get()): boolean {
+  return Boolean(user.id && user.token);
+}

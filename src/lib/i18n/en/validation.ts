@@ -1,0 +1,16 @@
+import type zh from '../zh-cn/validation';
+import type { Messages } from '../types';
+
+export default {
+  'validation.required': 'Required',
+  'validation.username': 'The account must be 3 to 15 characters, start with a letter, and use only letters, digits and underscores',
+  'validation.password': 'The password must be 6 to 32 characters and must not contain & < > " \'',
+  'validation.email': 'Please enter a correct e-mail address',
+  'validation.mobile': 'Please enter the correct mobile number',
+  'validation.code': 'Please enter the code you received',
+  'validation.nickname': 'Please enter the correct name',
+  'validation.birthday': 'Please enter a correct date',
+  'validation.captcha': 'Please complete the captcha first',
+  'validation.passwordMismatch': 'The two passwords do not match',
+  'validation.samePassword': 'The new password must differ from the old one',
+} as const satisfies Messages<typeof zh>;

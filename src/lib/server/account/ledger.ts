@@ -1,0 +1,65 @@
+import { and, eq, gte, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { user, userMoneyLog, userScoreLog } from '../db/schema';
+import { AppError } from '../http';
+import { formatDate } from '../../shared/date';
+
+const now = (): number => Math.floor(Date.now() / 1000);
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/**
+ * Changes a member's balance (cents) and appends the log row in one transaction that locks the
+ * member: the newest log row's `after` always equals the balance, whatever runs concurrently.
+ */
+export async function adjustMoney(db: Db | Tx, userId: number, cents: number, memo: string): Promise<{ before: number; after: number }> {
+  if (!Number.isInteger(cents) || cents === 0) throw new RangeError('amount must be a non-zero whole number of cents');
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select({ money: user.money }).from(user).where(eq(user.id, userId)).for('update');
+    if (!row) throw new AppError('api.invalidInput');
+    const after = row.money + cents;
+    if (after < 0) throw new AppError('api.invalidInput');
+    await tx.update(user).set({ money: after, updateTime: now() }).where(eq(user.id, userId));
+    await tx.insert(userMoneyLog).values({ userId, money: cents, before: row.money, after, memo: memo.slice(0, 255), createTime: now() });
+    return { before: row.money, after };
+  });
+}
+
+/** Changes a member's points the same way as `adjustMoney`. */
+export async function adjustScore(db: Db | Tx, userId: number, points: number, memo: string): Promise<{ before: number; after: number }> {
+  if (!Number.isInteger(points) || points === 0) throw new RangeError('points must be a non-zero whole number');
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select({ score: user.score }).from(user).where(eq(user.id, userId)).for('update');
+    if (!row) throw new AppError('api.invalidInput');
+    const after = row.score + points;
+    if (after < 0) throw new AppError('api.invalidInput');
+    await tx.update(user).set({ score: after, updateTime: now() }).where(eq(user.id, userId));
+    await tx.insert(userScoreLog).values({ userId, score: points, before: row.score, after, memo: memo.slice(0, 255), createTime: now() });
+    return { before: row.score, after };
+  });
+}
+
+/** Daily sums of the last seven days, oldest first (reference: account/overview). */
+export async function overview(db: Db, userId: number, timeZone: string): Promise<{ days: string[]; score: number[]; money: string[] }> {
+  const days = Array.from({ length: 7 }, (_, i) => formatDate(Date.now() - (6 - i) * 86_400_000, 'yyyy-mm-dd', timeZone));
+  const since = now() - 8 * 86400;
+  const [moneyRows, scoreRows] = await Promise.all([
+    db.select({ amount: userMoneyLog.money, time: userMoneyLog.createTime }).from(userMoneyLog).where(and(eq(userMoneyLog.userId, userId), gte(userMoneyLog.createTime, since))),
+    db.select({ amount: userScoreLog.score, time: userScoreLog.createTime }).from(userScoreLog).where(and(eq(userScoreLog.userId, userId), gte(userScoreLog.createTime, since))),
+  ]);
+  const sum = (rows: { amount: number; time: number }[]): number[] => days.map((day) => rows
+    .filter((r) => formatDate(r.time, 'yyyy-mm-dd', timeZone) === day)
+    .reduce((a, r) => a + r.amount, 0));
+  const cents = sum(moneyRows);
+  return { days, score: sum(scoreRows), money: cents.map((c) => (c / 100).toFixed(2)) };
+}
+
+/** One page of a member's money or points log, newest first. */
+export async function ledgerPage(db: Db, kind: 'money' | 'score', userId: number, page: number, limit: number) {
+  const table = kind === 'money' ? userMoneyLog : userScoreLog;
+  const [rows, [{ total } = { total: 0 }]] = await Promise.all([
+    db.select().from(table).where(eq(table.userId, userId)).orderBy(sql`${table.id} desc`).limit(limit).offset((page - 1) * limit),
+    db.select({ total: sql<number>`count(*)::int` }).from(table).where(eq(table.userId, userId)),
+  ]);
+  return { rows, total };
+}

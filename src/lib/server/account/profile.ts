@@ -1,0 +1,28 @@
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import { user } from '../db/schema';
+import { AppError } from '../http';
+import type { Runtime } from '../runtime';
+import type { ProfileInput } from '../../shared/validation/account';
+import { takenFields, type UserRow } from './users';
+
+/** Saves the member's own profile; a new username must be free. */
+export async function updateProfile(rt: Runtime, member: UserRow, input: z.output<typeof ProfileInput>): Promise<UserRow> {
+  if (input.birthday && Number.isNaN(Date.parse(`${input.birthday}T00:00:00Z`))) {
+    throw new AppError('api.invalidInput', { fieldKeys: { birthday: 'validation.birthday' } });
+  }
+  if (input.username && input.username.toLowerCase() !== member.username.toLowerCase()) {
+    const taken = await takenFields(rt.db, { username: input.username }, member.id);
+    if (taken.username) throw new AppError('account.usernameTaken', { fieldKeys: taken });
+  }
+  const [row] = await rt.db.update(user).set({
+    nickname: input.nickname,
+    gender: input.gender,
+    birthday: input.birthday || null,
+    motto: input.motto ?? member.motto,
+    ...(input.avatar !== undefined ? { avatar: input.avatar } : {}),
+    ...(input.username ? { username: input.username } : {}),
+    updateTime: Math.floor(Date.now() / 1000),
+  }).where(eq(user.id, member.id)).returning();
+  return row!;
+}

@@ -1,0 +1,88 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '../log';
+
+export interface Message {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Where e-mail and text messages go: real SMTP / an SMS provider, or the outbox folder in development. */
+export interface Mailer {
+  /** True when messages only land in the outbox (the UI tells administrators). */
+  readonly outbox: boolean;
+  sendMail(message: Message): Promise<void>;
+  sendSms(mobile: string, template: string, text: string): Promise<void>;
+  close(): void;
+}
+
+export interface MailSettings {
+  smtpHost: string | null;
+  smtpPort: number;
+  smtpSecure: boolean;
+  smtpUser: string | null;
+  smtpPass: string | null;
+  smtpFrom: string;
+  smsUrl: string | null;
+  smsToken: string | null;
+  outboxDir: string;
+}
+
+export function readMailSettings(env: NodeJS.ProcessEnv, dataDir: string): MailSettings {
+  return {
+    smtpHost: env.SMTP_HOST || null,
+    smtpPort: Number(env.SMTP_PORT || 587),
+    smtpSecure: env.SMTP_SECURE === '1' || env.SMTP_SECURE === 'true',
+    smtpUser: env.SMTP_USER || null,
+    smtpPass: env.SMTP_PASS || null,
+    smtpFrom: env.SMTP_FROM || 'Atrium <no-reply@localhost>',
+    smsUrl: env.SMS_HTTP_URL || null,
+    smsToken: env.SMS_HTTP_TOKEN || null,
+    outboxDir: join(dataDir, 'outbox'),
+  };
+}
+
+function safeName(value: string): string {
+  return value.replace(/[^\w.@+-]/g, '_').slice(0, 80);
+}
+
+export async function createMailer(settings: MailSettings, log: Logger): Promise<Mailer> {
+  const toOutbox = (kind: string, to: string, body: string): void => {
+    mkdirSync(settings.outboxDir, { recursive: true });
+    const file = join(settings.outboxDir, `${Date.now()}-${kind}-${safeName(to)}.txt`);
+    writeFileSync(file, body);
+    log.info(`${kind} to ${to} written to ${file} (no ${kind === 'mail' ? 'SMTP_HOST' : 'SMS_HTTP_URL'} configured)`);
+  };
+  let transport: { sendMail(m: object): Promise<unknown>; close(): void } | null = null;
+  if (settings.smtpHost) {
+    const { default: nodemailer } = await import('nodemailer');
+    transport = nodemailer.createTransport({
+      host: settings.smtpHost,
+      port: settings.smtpPort,
+      secure: settings.smtpSecure,
+      auth: settings.smtpUser ? { user: settings.smtpUser, pass: settings.smtpPass ?? '' } : undefined,
+      // Without credentials there is nothing to protect in transit on a local relay; with them, insist on TLS.
+      ignoreTLS: !settings.smtpUser && !settings.smtpSecure,
+    });
+  }
+  return {
+    outbox: !transport,
+    async sendMail(message) {
+      if (!transport) return toOutbox('mail', message.to, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n`);
+      await transport.sendMail({ from: settings.smtpFrom, to: message.to, subject: message.subject, text: message.text });
+    },
+    async sendSms(mobile, template, text) {
+      if (!settings.smsUrl) return toOutbox('sms', mobile, `To: ${mobile}\nTemplate: ${template}\n\n${text}\n`);
+      // The documented HTTP provider: POST JSON, any 2xx is success (README "SMS").
+      const res = await fetch(settings.smsUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(settings.smsToken ? { authorization: `Bearer ${settings.smsToken}` } : {}) },
+        body: JSON.stringify({ mobile, template, text }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!res.ok) throw new Error(`SMS provider answered HTTP ${res.status}`);
+    },
+    close: () => transport?.close(),
+  };
+}

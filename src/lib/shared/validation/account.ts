@@ -1,0 +1,62 @@
+// Validation of member input, shared by the API and the forms (spec §5). Messages are i18n keys of
+// the `validation` group: the server and the browser say the same thing in the same words.
+import { z } from 'zod';
+
+export const USERNAME = /^[a-zA-Z][a-zA-Z0-9_]{2,14}$/;
+export const PASSWORD = /^(?!.*[&<>"'\n\r]).{6,32}$/s;
+export const MOBILE = /^1[3-9]\d{9}$/;
+export const EMAIL = /^[^\s@<>"']{1,64}@[^\s@<>"']+\.[A-Za-z]{2,}$/;
+
+export const username = z.string({ error: 'validation.required' }).trim().regex(USERNAME, { error: 'validation.username' });
+export const password = z.string({ error: 'validation.required' }).regex(PASSWORD, { error: 'validation.password' });
+export const email = z.string({ error: 'validation.required' }).trim().max(100, { error: 'validation.email' }).regex(EMAIL, { error: 'validation.email' });
+export const mobile = z.string({ error: 'validation.required' }).trim().regex(MOBILE, { error: 'validation.mobile' });
+export const code = z.string({ error: 'validation.required' }).trim().min(4, { error: 'validation.code' }).max(8, { error: 'validation.code' });
+
+/** The kind of account a login name is: mobile, then e-mail, then username (BuildAdmin's order). */
+export function accountKind(account: string): 'mobile' | 'email' | 'username' | null {
+  if (MOBILE.test(account)) return 'mobile';
+  if (EMAIL.test(account)) return 'email';
+  if (USERNAME.test(account)) return 'username';
+  return null;
+}
+
+export const CODE_EVENTS = ['user_register', 'user_retrieve_pwd', 'user_change_email', 'user_change_mobile', 'user_email_verify', 'user_mobile_verify'] as const;
+export type CodeEvent = (typeof CODE_EVENTS)[number];
+
+export const LoginInput = z.object({
+  tab: z.literal('login'),
+  username: z.string({ error: 'validation.required' }).trim().min(1, { error: 'validation.required' }).max(100),
+  password: z.string({ error: 'validation.required' }).min(1, { error: 'validation.required' }).max(64),
+  keep: z.union([z.boolean(), z.literal(0), z.literal(1), z.literal('0'), z.literal('1')]).optional(),
+  captchaId: z.string().max(64).optional(),
+  captchaInfo: z.string().max(200).optional(),
+}).strict();
+
+export const RegisterInput = z.object({
+  tab: z.literal('register'),
+  username,
+  password,
+  registerType: z.enum(['email', 'mobile']),
+  email: z.string().trim().max(100).optional(),
+  mobile: z.string().trim().max(11).optional(),
+  captcha: code,
+  keep: z.union([z.boolean(), z.literal(0), z.literal(1), z.literal('0'), z.literal('1')]).optional(),
+}).strict().superRefine((v, ctx) => {
+  if (v.registerType === 'email' && !EMAIL.test(v.email ?? '')) ctx.addIssue({ code: 'custom', path: ['email'], message: 'validation.email' });
+  if (v.registerType === 'mobile' && !MOBILE.test(v.mobile ?? '')) ctx.addIssue({ code: 'custom', path: ['mobile'], message: 'validation.mobile' });
+});
+
+export const ChangePasswordInput = z.object({ oldPassword: z.string().min(1, { error: 'validation.required' }).max(64), newPassword: password }).strict();
+
+/** Profile fields a member edits; `id` is accepted for BuildAdmin clients but the server uses the session's. */
+export const ProfileInput = z.object({
+  id: z.union([z.number(), z.string()]).optional(),
+  avatar: z.string().trim().max(255).regex(/^(?:\/storage\/[\w./-]+)?$/, { error: 'validation.required' }).optional(),
+  username: username.optional(),
+  nickname: z.string({ error: 'validation.required' }).trim().min(1, { error: 'validation.nickname' }).max(50, { error: 'validation.nickname' })
+    .regex(/^[^<>"'&\u0000-\u001f]+$/u, { error: 'validation.nickname' }),
+  gender: z.coerce.number().int().min(0).max(2).default(0),
+  birthday: z.union([z.literal(''), z.null(), z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'validation.birthday' })]).optional(),
+  motto: z.string().trim().max(255).optional(),
+}).strict();

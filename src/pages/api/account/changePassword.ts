@@ -1,0 +1,13 @@
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { changePassword } from '../../../lib/server/account/users';
+import { ChangePasswordInput } from '../../../lib/shared/validation/account';
+import { translateAny } from '../../../lib/i18n';
+
+/** Changes the password; every other session of the member ends. */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const input = await readInput(ctx, ChangePasswordInput);
+  await changePassword(ctx.locals.runtime, member.id, ctx.locals.session?.family ?? null, input.oldPassword, input.newPassword);
+  return ok(null, translateAny(ctx.locals.apiLocale, 'account.passwordChanged'));
+});

@@ -1,0 +1,4 @@
+import { api } from '../../../lib/server/http';
+import { ledgerReply } from '../../../lib/server/account/ledger-api';
+
+export const GET = api((ctx) => ledgerReply(ctx, 'score'));

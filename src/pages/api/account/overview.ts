@@ -1,0 +1,10 @@
+import { api, ok } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { overview } from '../../../lib/server/account/ledger';
+
+/** Daily sums of points and balance for the last 7 days, oldest first. */
+export const GET = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const { runtime } = ctx.locals;
+  return ok(await overview(runtime.db, member.id, await runtime.site.get('time_zone', 'Asia/Shanghai')));
+});

@@ -1,0 +1,19 @@
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { updateProfile } from '../../../lib/server/account/profile';
+import { toUserInfo } from '../../../lib/server/account/users';
+import { ProfileInput } from '../../../lib/shared/validation/account';
+import { translateAny } from '../../../lib/i18n';
+
+export const GET = api(async (ctx) => {
+  requireUser(ctx);
+  return ok({ accountVerificationType: ['email', 'mobile'] });
+});
+
+/** The member's own profile: the `id` a client sends is ignored, so nobody edits another member. */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const input = await readInput(ctx, ProfileInput);
+  const row = await updateProfile(ctx.locals.runtime, member, input);
+  return ok({ userInfo: toUserInfo(row) }, translateAny(ctx.locals.apiLocale, 'user.profile.saved'));
+});

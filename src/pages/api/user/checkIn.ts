@@ -1,0 +1,62 @@
+import { api, AppError, ok, parseInput, readRaw } from '../../../lib/server/http';
+import { requireVisitor } from '../../../lib/server/auth/guard';
+import { createUser, login } from '../../../lib/server/account/users';
+import { verifyCode } from '../../../lib/server/account/codes';
+import { sessionReply } from '../../../lib/server/account/session-reply';
+import { startSession } from '../../../lib/server/auth/sessions';
+import { consumeClickCaptcha } from '../../../lib/server/captcha/click-captcha';
+import { LoginInput, RegisterInput } from '../../../lib/shared/validation/account';
+import { translateAny } from '../../../lib/i18n';
+import { clientIp } from '../../../lib/server/request-context';
+
+async function memberCenterOpen(ctx: Parameters<Parameters<typeof api>[0]>[0]): Promise<void> {
+  if ((await ctx.locals.runtime.site.get('open_member_center', '1')) !== '1') throw new AppError('account.memberCenterClosed');
+}
+
+/** What the login form needs to know (reference §1). */
+export const GET = api(async (ctx) => {
+  await memberCenterOpen(ctx);
+  requireVisitor(ctx);
+  const { site, mailer } = ctx.locals.runtime;
+  return ok({
+    userLoginCaptchaSwitch: (await site.get('user_login_captcha', '1')) === '1',
+    accountVerificationType: ['email', 'mobile'],
+    outbox: mailer.outbox,
+  });
+});
+
+/** Login (`tab: 'login'`) or registration (`tab: 'register'`). */
+export const POST = api(async (ctx) => {
+  await memberCenterOpen(ctx);
+  requireVisitor(ctx);
+  const raw = await readRaw(ctx);
+  const tab = (raw as { tab?: unknown } | null)?.tab;
+  const rt = ctx.locals.runtime;
+  const ip = clientIp(ctx.request, ctx.clientAddress, rt.config.trustProxy);
+  const locale = ctx.locals.apiLocale;
+
+  if (tab === 'login') {
+    const input = parseInput(ctx, LoginInput, raw);
+    if ((await rt.site.get('user_login_captcha', '1')) === '1') {
+      const result = input.captchaId && input.captchaInfo ? await consumeClickCaptcha(rt.db, input.captchaId, input.captchaInfo) : 'wrong';
+      if (result !== 'ok') throw new AppError('account.captchaFailed', { fieldKeys: { captcha: 'account.captchaFailed' } });
+    }
+    const keep = input.keep === true || input.keep === 1 || input.keep === '1';
+    const { row, session } = await login(rt, { account: input.username, password: input.password, keep, ip });
+    return sessionReply(ctx, row, session, translateAny(locale, 'account.loginSucceeded'));
+  }
+  if (tab === 'register') {
+    const input = parseInput(ctx, RegisterInput, raw);
+    const channel = input.registerType;
+    const address = channel === 'email' ? input.email! : input.mobile!;
+    await verifyCode(rt, channel, address, 'user_register', input.captcha);
+    const row = await createUser(rt.db, {
+      username: input.username, password: input.password, ip,
+      ...(channel === 'email' ? { email: address } : { mobile: address }),
+    });
+    const keep = input.keep === true || input.keep === 1 || input.keep === '1';
+    const session = await startSession(rt.db, rt.tokenSecret, row.id, keep);
+    return sessionReply(ctx, row, session, translateAny(locale, 'account.registerSucceeded'));
+  }
+  throw new AppError('account.unknownOperation');
+});

@@ -1,0 +1,117 @@
+// The request handler of Atrium's HTTP server: answers what needs no rendering (health, static
+// files, cached pages) itself and hands the rest to Astro.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Runtime } from '../lib/server/runtime';
+import { PageCache, type CachedPage } from '../lib/server/page-cache';
+import { pickEncoding } from '../lib/server/compress';
+import { requestBasics, readCookie, REFRESH_COOKIE, SESSION_COOKIE } from '../lib/server/request-context';
+import { normalizeApiPath, toAppPath } from '../lib/shared/hosts';
+import { translator } from '../lib/i18n';
+import { apiLocale } from '../lib/server/http';
+import { loadStaticFiles, type StaticFile } from './static';
+
+export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'x-frame-options': 'SAMEORIGIN',
+};
+
+function sendBuffer(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, variants: { body: Buffer; br?: Buffer | null; gzip?: Buffer | null }, etag: string): void {
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, { etag, 'cache-control': headers['cache-control'] ?? 'no-cache', vary: headers.vary ?? 'Accept-Encoding' });
+    res.end();
+    return;
+  }
+  const available = (['br', 'gzip'] as const).filter((e) => variants[e]);
+  const encoding = pickEncoding(req.headers['accept-encoding'], available);
+  const body = encoding === 'identity' ? variants.body : (variants[encoding] as Buffer);
+  const out: Record<string, string | number> = { ...headers, etag, 'content-length': body.length };
+  delete out['content-encoding'];
+  if (encoding !== 'identity') out['content-encoding'] = encoding;
+  if (available.length && !/accept-encoding/i.test(String(out.vary ?? ''))) out.vary = out.vary ? `${out.vary}, Accept-Encoding` : 'Accept-Encoding';
+  res.writeHead(status, out);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+function sendStatic(req: IncomingMessage, res: ServerResponse, file: StaticFile): void {
+  sendBuffer(req, res, 200, { 'content-type': file.type, 'cache-control': file.cacheControl, 'x-content-type-options': 'nosniff' }, file, file.etag);
+}
+
+function sendCached(req: IncomingMessage, res: ServerResponse, page: CachedPage): void {
+  sendBuffer(req, res, page.status, { ...page.headers, ...SECURITY_HEADERS, 'x-atrium-cache': 'hit' }, page, page.etag);
+}
+
+function sendEnvelope(res: ServerResponse, status: number, code: number, msg: string): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ code, msg, data: null, time: Math.floor(Date.now() / 1000) }));
+}
+
+function humanBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MB` : `${Math.round(n / 1024)} KB`;
+}
+
+export interface AtriumApp {
+  server: Server;
+  /** Requests being answered right now. */
+  inFlight(): number;
+  /** Makes /healthz answer 503 so load balancers stop sending traffic. */
+  drain(): void;
+}
+
+/** The HTTP server for one runtime, not yet listening. */
+export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: string): AtriumApp {
+  const { config, log } = runtime;
+  const statics = loadStaticFiles(clientDir);
+  let inFlight = 0;
+  let shuttingDown = false;
+
+  const server = createServer(async (req, res) => {
+    inFlight++;
+    res.once('close', () => { inFlight--; });
+    try {
+      const rawUrl = req.url ?? '/';
+      if (rawUrl === '/healthz' || rawUrl.startsWith('/healthz?')) {
+        const up = await runtime.database.ping();
+        res.writeHead(up && !shuttingDown ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify({ status: up && !shuttingDown ? 'ok' : 'unavailable', database: up ? 'up' : 'down', instance: runtime.bus.instanceId }));
+        return;
+      }
+      const basics = requestBasics({ cookie: req.headers.cookie, acceptLanguage: req.headers['accept-language'], host: req.headers.host }, config.siteDomain);
+      req.url = normalizeApiPath(toAppPath(basics.host.area, rawUrl));
+      const pathname = req.url.split('?')[0] ?? '/';
+      const isRead = req.method === 'GET' || req.method === 'HEAD';
+
+      if (isRead) {
+        const file = statics.get(pathname);
+        if (file) return sendStatic(req, res, file);
+      }
+      const isApi = pathname.startsWith('/api/');
+      if (!isRead) {
+        const length = Number(req.headers['content-length'] ?? 0);
+        if (length > config.maxBodyBytes || (req.headers['transfer-encoding'] && !req.headers['content-length'])) {
+          const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
+          const t = translator(locale, 'api');
+          const tooLarge = length > config.maxBodyBytes;
+          res.setHeader('connection', 'close');
+          sendEnvelope(res, tooLarge ? 413 : 411, 0, tooLarge ? t('api.tooLarge', { limit: humanBytes(config.maxBodyBytes) }) : t('api.lengthRequired'));
+          req.resume();
+          return;
+        }
+      }
+      if (isRead && !isApi && !readCookie(req.headers.cookie, SESSION_COOKIE) && !readCookie(req.headers.cookie, REFRESH_COOKIE)) {
+        const hit = runtime.pageCache.get(PageCache.key(req.headers.host ?? '', req.url, basics.locale, basics.theme));
+        if (hit) return sendCached(req, res, hit);
+      }
+      for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+      await handler(req, res, undefined, { runtime, ...basics });
+    } catch (err) {
+      log.error('request failed', { url: req.url, err: err instanceof Error ? err.stack : String(err) });
+      if (!res.headersSent) sendEnvelope(res, 500, 0, 'Server internal error!');
+      else res.destroy();
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  return { server, inFlight: () => inFlight, drain: () => { shuttingDown = true; } };
+}

@@ -1,0 +1,210 @@
+// Member accounts through the HTTP API, in-process so the test can read codes and captchas.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcess, type InProcessServer } from '../helpers/in-process';
+import { loginAs, solvedCaptcha } from '../helpers/members';
+import { postJson, raw } from '../helpers/server';
+import { sql } from 'drizzle-orm';
+import { createUser } from '../../src/lib/server/account/users';
+
+let server: InProcessServer;
+let smtp: SMTPServer;
+const inbox: { to: string; text: string }[] = [];
+
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+    onData(stream, session, callback) {
+      let data = '';
+      stream.on('data', (c: Buffer) => { data += c.toString(); });
+      stream.on('end', () => { inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), text: data }); callback(); });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const port = (smtp.server.address() as AddressInfo).port;
+  server = await startInProcess({ SMTP_HOST: '127.0.0.1', SMTP_PORT: String(port), SMTP_FROM: 'Atrium <no-reply@atrium.test>' });
+  await createUser(server.runtime.db, { username: 'alice', password: 'secret123', email: 'alice@example.com', mobile: '13800138000' });
+});
+afterAll(async () => {
+  await server?.stop();
+  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+});
+
+/** The six-digit code in a raw message, whatever transfer encoding the mailer chose. */
+function codeIn(message: string): string {
+  const [head = '', ...rest] = message.split(/\r?\n\r?\n/);
+  let body = rest.join('\n\n');
+  if (/content-transfer-encoding:\s*base64/i.test(head)) body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  else body = body.replace(/=\r?\n/g, '');
+  return /\b(\d{6})\b/.exec(body)?.[1] ?? '';
+}
+type Body = { code: number; msg: string; data: Record<string, unknown> | null };
+
+describe('registration', () => {
+  it('registers with an e-mail code read from a real SMTP server', async () => {
+    const sent = await postJson(server.url, '/api/ems/send', { email: 'bob@example.com', event: 'user_register', ...(await solvedCaptcha(server.url, server.runtime)) }, { 'think-lang': 'en' });
+    expect(sent.json()).toMatchObject({ code: 1, msg: 'The code has been sent' });
+    await expect.poll(() => inbox.find((m) => m.to === 'bob@example.com'), { timeout: 5000 }).toBeDefined();
+    const mail = inbox.find((m) => m.to === 'bob@example.com')!;
+    expect(mail.text).toMatch(/Subject: Sign up - Atrium/);
+    const code = codeIn(mail.text);
+    expect(code).toMatch(/^\d{6}$/);
+
+    const again = await postJson(server.url, '/api/ems/send', { email: 'bob@example.com', event: 'user_register', ...(await solvedCaptcha(server.url, server.runtime)) }, { 'think-lang': 'en' });
+    expect(again.json().msg).toMatch(/^Sent too often; please try again in \d+ seconds$/);
+
+    const res = await postJson(server.url, '/api/user/checkIn', { tab: 'register', username: 'bob', password: 'hunter22', registerType: 'email', email: 'bob@example.com', captcha: code }, { 'think-lang': 'en' });
+    const body = res.json<Body>();
+    expect(body).toMatchObject({ code: 1, msg: 'Registration succeeded!', data: { routePath: '/user', userInfo: { username: 'bob', nickname: 'bob', email: 'bob@example.com', money: '0.00' } } });
+    expect(String((body.data!.userInfo as { token: string }).token)).toMatch(/^[0-9a-f-]{36}$/);
+    expect(String(res.headers['set-cookie'])).toMatch(/ba-user-token=[^;]+; .*HttpOnly/i);
+
+    // The code is used up.
+    const reuse = await postJson(server.url, '/api/user/checkIn', { tab: 'register', username: 'bob2', password: 'hunter22', registerType: 'email', email: 'bob@example.com', captcha: code }, { 'think-lang': 'en' });
+    expect(reuse.json().code).toBe(0);
+  });
+
+  it('registers with a text-message code from the outbox', async () => {
+    const sent = await postJson(server.url, '/api/sms/send', { mobile: '13900139000', template_code: 'user_register', ...(await solvedCaptcha(server.url, server.runtime)) });
+    expect(sent.json().code).toBe(1);
+    const dir = join(server.dataDir, 'outbox');
+    const file = readdirSync(dir).find((f) => f.includes('13900139000'))!;
+    const code = codeIn(readFileSync(join(dir, file), 'utf8'));
+    const res = await postJson(server.url, '/api/user/checkIn', { tab: 'register', username: 'carol', password: 'hunter22', registerType: 'mobile', mobile: '13900139000', captcha: code });
+    expect(res.json<Body>()).toMatchObject({ code: 1, data: { userInfo: { username: 'carol', mobile: '13900139000' } } });
+  });
+
+  it('voids a code after five wrong tries', async () => {
+    await postJson(server.url, '/api/ems/send', { email: 'dave@example.com', event: 'user_register', ...(await solvedCaptcha(server.url, server.runtime)) });
+    await expect.poll(() => inbox.find((m) => m.to === 'dave@example.com'), { timeout: 5000 }).toBeDefined();
+    const code = codeIn(inbox.find((m) => m.to === 'dave@example.com')!.text);
+    const attempt = (c: string) => postJson(server.url, '/api/user/checkIn', { tab: 'register', username: 'dave', password: 'hunter22', registerType: 'email', email: 'dave@example.com', captcha: c }, { 'think-lang': 'en' });
+    for (let i = 0; i < 5; i++) expect((await attempt(code === '000000' ? '111111' : '000000')).json().data).toEqual({ fields: { captcha: 'The code is incorrect' } });
+    expect((await attempt(code)).json().data).toEqual({ fields: { captcha: 'The code is no longer valid; please request a new one' } });
+  });
+
+  it('refuses codes without a solved captcha, and for addresses already registered', async () => {
+    const noCaptcha = await postJson(server.url, '/api/ems/send', { email: 'eve@example.com', event: 'user_register' }, { 'think-lang': 'en' });
+    expect(noCaptcha.json()).toMatchObject({ code: 0, data: { fields: { captcha: 'The captcha was not passed; please verify again' } } });
+    const taken = await postJson(server.url, '/api/ems/send', { email: 'alice@example.com', event: 'user_register', ...(await solvedCaptcha(server.url, server.runtime)) }, { 'think-lang': 'en' });
+    expect(taken.json()).toMatchObject({ code: 0, data: { fields: { email: 'This e-mail address is already registered' } } });
+  });
+
+  it('says every validation message in both languages', async () => {
+    const bad = { tab: 'register', username: '1ab', password: 'a<b', registerType: 'email', email: 'nope', captcha: '' };
+    const en = (await postJson(server.url, '/api/user/checkIn', bad, { 'think-lang': 'en' })).json<Body>();
+    expect(en.data).toEqual({ fields: {
+      username: 'The account must be 3 to 15 characters, start with a letter, and use only letters, digits and underscores',
+      password: 'The password must be 6 to 32 characters and must not contain & < > " \'',
+      email: 'Please enter a correct e-mail address',
+      captcha: 'Please enter the code you received',
+    } });
+    const zh = (await postJson(server.url, '/api/user/checkIn', { ...bad, registerType: 'mobile', mobile: '123' }, { 'think-lang': 'zh-cn' })).json<Body>();
+    expect(zh.data).toMatchObject({ fields: { username: '账户名需为 3 到 15 个字符，以字母开头，只能包含字母、数字和下划线', mobile: '请输入正确的手机号' } });
+    const long = (await postJson(server.url, '/api/user/checkIn', { ...bad, username: 'a'.repeat(16) }, { 'think-lang': 'en' })).json<Body>();
+    expect((long.data as { fields: Record<string, string> }).fields.username).toMatch(/^The account must be 3 to 15/);
+    const unknown = (await postJson(server.url, '/api/user/checkIn', { tab: 'other' }, { 'think-lang': 'en' })).json<Body>();
+    expect(unknown.msg).toBe('Unknown operation');
+  });
+});
+
+describe('login', () => {
+  it.each(['alice', 'ALICE', 'alice@example.com', '13800138000'])('logs in with %s', async (account) => {
+    const session = await loginAs(server.url, server.runtime, account, 'secret123');
+    expect(session.userInfo).toMatchObject({ id: expect.any(Number), username: 'alice' });
+    const index = (await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': session.token } })).json<Body>();
+    expect(index.code).toBe(1);
+    expect(index.data).toMatchObject({ userInfo: { username: 'alice', token: '' }, site: { userInitialize: true } });
+    expect((index.data!.menus as { name: string }[]).map((m) => m.name)).toEqual(['account', 'ask', 'developer']);
+  });
+
+  it('needs the click captcha', async () => {
+    const res = await postJson(server.url, '/api/user/checkIn', { tab: 'login', username: 'alice', password: 'secret123' }, { 'think-lang': 'en' });
+    expect(res.json()).toMatchObject({ code: 0, msg: 'The captcha was not passed; please verify again' });
+  });
+
+  it('answers unknown accounts and wrong passwords alike, then locks after ten failures', async () => {
+    await createUser(server.runtime.db, { username: 'mallory', password: 'rightpass' });
+    const tryLogin = async (username: string, password: string) => (await postJson(server.url, '/api/user/checkIn', { tab: 'login', username, password, ...(await solvedCaptcha(server.url, server.runtime)) }, { 'think-lang': 'en' })).json<Body>().msg;
+    expect(await tryLogin('nobody_here', 'whatever')).toBe('Incorrect account or password');
+    for (let i = 0; i < 10; i++) expect(await tryLogin('mallory', 'wrongpass')).toBe('Incorrect account or password');
+    expect(await tryLogin('mallory', 'rightpass')).toBe('Too many failed logins; please try again in 60 minutes');
+    for (let i = 0; i < 9; i++) await tryLogin('nobody_here', 'whatever');
+    expect(await tryLogin('nobody_here', 'whatever')).toBe('Too many failed logins; please try again in 60 minutes');
+  });
+
+  it('answers a logged-in member with 303 logged in', async () => {
+    const session = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    const res = await raw(server.url, '/api/user/checkIn', { headers: { 'ba-user-token': session.token } });
+    expect(res.json()).toMatchObject({ code: 303, data: { type: 'logged in' } });
+  });
+});
+
+describe('sessions', () => {
+  it('rotates refresh tokens and revokes the family when a used one comes back', async () => {
+    const s = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    const first = (await postJson(server.url, '/api/common/refreshToken', { refreshToken: s.refreshToken }, { 'ba-user-token': s.token })).json<{ code: number; data: { type: string; token: string; refresh_token: string } }>();
+    expect(first.code).toBe(1);
+    expect(first.data.type).toBe('user-refresh');
+    expect(first.data.refresh_token).not.toBe(s.refreshToken);
+    // The old access token was replaced.
+    expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': s.token } })).json().code).toBe(303);
+    expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': first.data.token } })).json().code).toBe(1);
+    // Replaying the used refresh token (after the concurrency grace) ends the whole session.
+    await server.runtime.db.execute(sql.raw(`update token set used_time = used_time - 60 where used_time > 0`));
+    const replay = (await postJson(server.url, '/api/common/refreshToken', { refreshToken: s.refreshToken }, { 'think-lang': 'en' })).json();
+    expect(replay).toMatchObject({ code: 0, msg: 'Login expired, please login again.' });
+    expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': first.data.token } })).json().code).toBe(303);
+    expect((await postJson(server.url, '/api/common/refreshToken', { refreshToken: first.data.refresh_token })).json().code).toBe(0);
+  });
+
+  it('answers 409 for an expired access token', async () => {
+    const s = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    await server.runtime.db.execute(sql.raw(`update token set expire_time = 1 where type = 'user'`));
+    const res = (await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': s.token } })).json();
+    expect(res).toMatchObject({ code: 409, data: [] });
+  });
+
+  it('ends every other session when the password changes', async () => {
+    await createUser(server.runtime.db, { username: 'frank', password: 'oldpass1' });
+    const laptop = await loginAs(server.url, server.runtime, 'frank', 'oldpass1');
+    const phone = await loginAs(server.url, server.runtime, 'frank', 'oldpass1');
+    const wrong = (await postJson(server.url, '/api/account/changePassword', { oldPassword: 'nope', newPassword: 'newpass1' }, { 'ba-user-token': laptop.token, 'think-lang': 'en' })).json();
+    expect(wrong).toMatchObject({ code: 0, data: { fields: { oldPassword: 'The old password is incorrect' } } });
+    const changed = (await postJson(server.url, '/api/account/changePassword', { oldPassword: 'oldpass1', newPassword: 'newpass1' }, { 'ba-user-token': laptop.token })).json();
+    expect(changed.code).toBe(1);
+    expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': laptop.token } })).json().code).toBe(1);
+    expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': phone.token } })).json().code).toBe(303);
+    expect((await postJson(server.url, '/api/common/refreshToken', { refreshToken: phone.refreshToken })).json().code).toBe(0);
+    await loginAs(server.url, server.runtime, 'frank', 'newpass1');
+  });
+
+  it('logs out with either spelling of the refresh token', async () => {
+    const s = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    expect((await postJson(server.url, '/api/user/logout', { refresh_token: s.refreshToken }, { 'ba-user-token': s.token })).json().code).toBe(1);
+    expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': s.token } })).json().code).toBe(303);
+    expect((await postJson(server.url, '/api/common/refreshToken', { refreshToken: s.refreshToken })).json().code).toBe(0);
+  });
+
+  it('authenticates pages by cookie and refuses cross-site state changes', async () => {
+    const s = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    const page = await raw(server.url, '/user/account/overview', { headers: { cookie: s.cookie } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('data-layout="user"');
+    expect(page.text).toContain('href="/user/account/profile"');
+    const foreign = await postJson(server.url, '/api/account/changePassword', { oldPassword: 'secret123', newPassword: 'pwned123' }, { cookie: s.cookie, origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    const own = await postJson(server.url, '/api/user/logout', {}, { cookie: s.cookie, origin: server.url });
+    expect(own.json().code).toBe(1);
+  });
+
+  it('logs a disabled member out on the next request', async () => {
+    const row = await createUser(server.runtime.db, { username: 'grace', password: 'gracepw1' });
+    const s = await loginAs(server.url, server.runtime, 'grace', 'gracepw1');
+    await server.runtime.db.execute(sql.raw(`update "user" set status = 'disable' where id = ${row.id}`));
+    expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': s.token } })).json().code).toBe(303);
+  });
+});
