@@ -4,12 +4,33 @@
 import { readConfig } from '../lib/server/env';
 import { createRuntime } from '../lib/server/runtime';
 import { DatabaseLockedError } from '../lib/server/db/client';
+import { asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { user } from '../lib/server/db/schema';
+import { ADMIN_GROUP } from '../lib/server/db/seed';
+import { createUser, findByAccount, formatMoney } from '../lib/server/account/users';
+import { adjustMoney, adjustScore } from '../lib/server/account/ledger';
+import { endOtherSessions } from '../lib/server/auth/sessions';
+import { AppError, fieldErrors } from '../lib/server/http';
+import { translateAny } from '../lib/i18n';
+import { email as emailSchema, password as passwordSchema, username as usernameSchema } from '../lib/shared/validation/account';
+
+function notFound(account: string | undefined): number {
+  process.stderr.write(`No member "${account ?? ''}" (give a username, e-mail or mobile).\n`);
+  return 1;
+}
 
 const USAGE = `Usage: npm run atrium -- <command>
 
   config:list                 every site setting with its value
   config:get <name>           one setting
   config:set <name> <value>   change a setting (pages built from it are refreshed on every instance)
+
+  user:list [page]                              members, 20 a page
+  user:create-admin <username> <email> <password>  a new administrator (group rules "*")
+  user:disable <account> | user:enable <account>   block or unblock a member (blocked: logged out at once)
+  user:money <account> <amount> <memo>          add or take balance, e.g. 12.50 or -3 (logged)
+  user:score <account> <points> <memo>          add or take points (logged)
 `;
 
 async function run(args: string[]): Promise<number> {
@@ -22,7 +43,7 @@ async function run(args: string[]): Promise<number> {
   try {
     switch (command) {
       case 'config:list': {
-        for (const [name, value] of await runtime.site.all()) process.stdout.write(`${name}\t${value}\n`);
+        for (const [name, value] of await runtime.site.all()) process.stdout.write(`${name}\t${name.endsWith('_secret') ? '(hidden)' : value}\n`);
         return 0;
       }
       case 'config:get': {
@@ -52,6 +73,65 @@ async function run(args: string[]): Promise<number> {
         }
         process.stdout.write(`${name} = ${value}\n`);
         return 0;
+      }
+      case 'user:list': {
+        const page = Math.max(1, Number(rest[0] ?? 1) || 1);
+        const rows = await runtime.db.select().from(user).orderBy(asc(user.id)).limit(20).offset((page - 1) * 20);
+        for (const r of rows) {
+          process.stdout.write(`${r.id}\t${r.username}\t${r.nickname}\t${r.email || '-'}\t${r.mobile || '-'}\tgroup ${r.groupId}\t${r.status}\t${formatMoney(r.money)}\t${r.score}\n`);
+        }
+        if (!rows.length) process.stdout.write('No members on this page.\n');
+        return 0;
+      }
+      case 'user:create-admin': {
+        const [username, email, password] = rest;
+        const parsed = z.object({ username: usernameSchema, email: emailSchema, password: passwordSchema }).safeParse({ username, email, password });
+        if (!parsed.success) {
+          for (const [field, message] of Object.entries(fieldErrors(parsed.error, 'en'))) process.stderr.write(`${field}: ${message}\n`);
+          return 2;
+        }
+        try {
+          const row = await createUser(runtime.db, { ...parsed.data, groupId: ADMIN_GROUP });
+          process.stdout.write(`Administrator ${row.username} (id ${row.id}) created.\n`);
+          return 0;
+        } catch (err) {
+          process.stderr.write(`${err instanceof AppError ? translateAny('en', err.key) : String(err)}\n`);
+          return 1;
+        }
+      }
+      case 'user:disable':
+      case 'user:enable': {
+        const row = await findByAccount(runtime.db, rest[0] ?? '');
+        if (!row) return notFound(rest[0]);
+        const status = command === 'user:disable' ? 'disable' : 'enable';
+        await runtime.db.update(user).set({ status }).where(eq(user.id, row.id));
+        if (status === 'disable') await endOtherSessions(runtime.db, row.id, null);
+        await runtime.pageCache.invalidate([`user:${row.id}`]);
+        process.stdout.write(`${row.username} is now ${status}d.\n`);
+        return 0;
+      }
+      case 'user:money':
+      case 'user:score': {
+        const [account, amountText, ...memoWords] = rest;
+        const row = await findByAccount(runtime.db, account ?? '');
+        if (!row) return notFound(account);
+        const memo = memoWords.join(' ').trim();
+        const amount = Number(amountText);
+        const valid = command === 'user:money' ? /^-?\d+(\.\d{1,2})?$/.test(amountText ?? '') && amount !== 0 : Number.isInteger(amount) && amount !== 0;
+        if (!valid || !memo) {
+          process.stderr.write(`${command} needs a non-zero ${command === 'user:money' ? 'amount with at most two decimals' : 'whole number of points'} and a memo.\n`);
+          return 2;
+        }
+        try {
+          const result = command === 'user:money'
+            ? await adjustMoney(runtime.db, row.id, Math.round(amount * 100), memo).then((r) => ({ before: formatMoney(r.before), after: formatMoney(r.after) }))
+            : await adjustScore(runtime.db, row.id, amount, memo);
+          process.stdout.write(`${row.username}: ${result.before} → ${result.after}\n`);
+          return 0;
+        } catch {
+          process.stderr.write('The result would be negative; nothing was changed.\n');
+          return 1;
+        }
       }
       default:
         process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);

@@ -1,5 +1,5 @@
 // The server end-to-end tests run against: the built app on a fresh embedded database.
-import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -11,6 +11,22 @@ mkdirSync(tmp, { recursive: true });
 const dataDir = mkdtempSync(join(tmp, 'e2e-'));
 const template = join(tmp, 'template');
 if (existsSync(join(template, 'db'))) cpSync(template, dataDir, { recursive: true });
+// With a PostgreSQL server at hand the member flows run against it, so tests can read what only the
+// database knows (the click captcha's answer) while the server runs: PGlite allows one process.
+let databaseUrl = null;
+if (process.env.TEST_DATABASE_URL) {
+  const { default: pg } = await import('pg');
+  const name = `atrium_e2e_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(process.env.TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  databaseUrl = url.toString();
+  process.env.DATABASE_URL = databaseUrl;
+}
+writeFileSync(join(tmp, 'e2e.json'), JSON.stringify({ dataDir, databaseUrl }));
 Object.assign(process.env, {
   ATRIUM_ROOT: root, DATA_DIR: dataDir, PORT: process.env.E2E_PORT ?? '4399', HOST: '127.0.0.1',
   DEPLOY_POLL_SECONDS: '1', LOG_LEVEL: 'warn',

@@ -18,8 +18,12 @@ export default async function setup(): Promise<void> {
   if (url) {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${TEMPLATE_PG}' and pid <> pg_backend_pid()`);
-    await admin.query(`drop database if exists ${TEMPLATE_PG}`);
+    // Databases left by earlier runs (tests create one per server) go first.
+    const { rows } = await admin.query<{ datname: string }>("select datname from pg_database where datname like 'atrium\\_%'");
+    for (const { datname } of rows) {
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [datname]);
+      await admin.query(`drop database if exists "${datname}"`);
+    }
     await admin.query(`create database ${TEMPLATE_PG}`);
     await admin.end();
     const u = new URL(url);

@@ -34,7 +34,6 @@ const BIG_STEP = 20;
 const SUCCESS_DELAY = 500;
 const RETRY_DELAY = 1200;
 
-const visuallyHidden: CSSProperties = { position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap' };
 const overlay: CSSProperties = { position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', padding: '1rem', textAlign: 'center', background: 'rgb(0 0 0 / 0.45)', color: '#fff', fontSize: '.9rem' };
 
 /** `x1,y1-x2,y2;w;h` with the clicks in picture pixels, so the rendered size is the picture's own. */
@@ -251,7 +250,6 @@ export function ClickCaptcha({ locale, captchaId, onVerified, onCancel }: ClickC
           <div style={{ ...overlay, background: 'rgb(26 127 55 / 0.55)', fontSize: '1.05rem', fontWeight: 700 }} aria-hidden="true">✓ {message?.text}</div>
         )}
       </div>
-      <p id={ids.hint} className="muted" style={keyboard ? { margin: 0, fontSize: '.8rem' } : visuallyHidden}>{t('captcha.keyboardHint')}</p>
       <div
         role="status"
         aria-live="polite"
@@ -266,6 +264,8 @@ export function ClickCaptcha({ locale, captchaId, onVerified, onCancel }: ClickC
         <button type="button" className="btn" onClick={undo} disabled={phase !== 'ready' || clicks.length === 0}>{t('captcha.undo')}</button>
         <button type="button" className="btn" onClick={() => { setMessage(null); void load(); }} disabled={busy || phase === 'success'}>{t('captcha.refresh')}</button>
       </div>
+      {/* Always shown, and last: text that came and went with focus would move the buttons under the pointer. */}
+      <p id={ids.hint} className="muted" style={{ margin: 0, fontSize: '.75rem' }}>{t('captcha.keyboardHint')}</p>
     </div>
   );
 }

@@ -21,17 +21,19 @@ import enValidation from './en/validation';
 import zhAccount from './zh-cn/account';
 import enAccount from './en/account';
 import enChat from './en/chat';
+import zhUpload from './zh-cn/upload';
+import enUpload from './en/upload';
 
 export * from './types';
 
-const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount };
+const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount, upload: zhUpload };
 type Groups = typeof zh;
 export type Group = keyof Groups;
 
 /** Every dictionary by locale and page group; en is checked against zh-cn key by key. */
 export const DICTIONARIES: Record<Locale, { [G in keyof Groups]: Record<keyof Groups[G], string> }> = {
   'zh-cn': zh,
-  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount },
+  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount, upload: enUpload },
 };
 
 export type Key<G extends Group> = keyof Groups['common'] | keyof Groups[G];

@@ -8,6 +8,7 @@ export default {
   'account.wrongCredentials': 'Incorrect account or password',
   'account.locked': 'Too many failed logins; please try again in {minutes} minutes',
   'account.ipLimited': 'Too many login attempts from your network; please try again in {minutes} minutes',
+  'account.registerLimited': 'Too many sign-ups from your network; please try again in {minutes} minutes',
   'account.disabled': 'Account disabled',
   'account.memberCenterClosed': 'Member center disabled',
   'account.unknownOperation': 'Unknown operation',

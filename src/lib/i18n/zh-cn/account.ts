@@ -6,6 +6,7 @@ export default {
   'account.wrongCredentials': '账户或密码不正确',
   'account.locked': '登录失败次数过多，请 {minutes} 分钟后再试',
   'account.ipLimited': '该网络登录尝试过多，请 {minutes} 分钟后再试',
+  'account.registerLimited': '该网络注册次数过多，请 {minutes} 分钟后再试',
   'account.disabled': '账户已被禁用',
   'account.memberCenterClosed': '会员中心已关闭',
   'account.unknownOperation': '未知操作',

@@ -24,5 +24,6 @@ export async function updateProfile(rt: Runtime, member: UserRow, input: z.outpu
     ...(input.username ? { username: input.username } : {}),
     updateTime: Math.floor(Date.now() / 1000),
   }).where(eq(user.id, member.id)).returning();
+  await rt.pageCache.invalidate([`user:${member.id}`]);
   return row!;
 }

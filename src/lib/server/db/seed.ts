@@ -3,6 +3,9 @@ import type { Db } from './client';
 import { config, userGroup, userRule } from './schema';
 
 export const VERSION = 'v0.1.0';
+/** Group ids every site has: new members join MEMBER_GROUP; ADMIN_GROUP's rules are `*`. */
+export const MEMBER_GROUP = 1;
+export const ADMIN_GROUP = 2;
 
 /** The head navigation a new site starts with: titles per locale, app paths. */
 export const DEFAULT_HEAD_NAV = [
@@ -107,8 +110,14 @@ export async function seedDefaults(db: Db): Promise<string[]> {
   }
   const [{ count: groupCount } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(userGroup);
   if (groupCount === 0) {
-    await db.insert(userGroup).values({ name: '默认分组', rules: '*', status: 1, createTime: now(), updateTime: now() });
-    done.push('user_group: added the default group (all rules)');
+    // Members get the rules that exist now, by id; administrators get every rule, present and future.
+    const ids = (await db.select({ id: userRule.id }).from(userRule)).map((r) => r.id).join(',');
+    await db.insert(userGroup).values([
+      { id: MEMBER_GROUP, name: '默认分组', rules: ids, status: 1, createTime: now(), updateTime: now() },
+      { id: ADMIN_GROUP, name: '管理员', rules: '*', status: 1, createTime: now(), updateTime: now() },
+    ]);
+    await db.execute(sql`select setval(pg_get_serial_sequence('user_group', 'id'), (select max(id) from user_group))`);
+    done.push('user_group: added the member group and the administrator group');
   }
   return done;
 }

@@ -47,6 +47,8 @@ export const POST = api(async (ctx) => {
   }
   if (tab === 'register') {
     const input = parseInput(ctx, RegisterInput, raw);
+    const perIp = await rt.limiter.hit(`register-ip:${ip}`, 10, 3600);
+    if (!perIp.allowed) throw new AppError('account.registerLimited', { values: { minutes: Math.ceil(perIp.retryAfter / 60) } });
     const channel = input.registerType;
     const address = channel === 'email' ? input.email! : input.mobile!;
     await verifyCode(rt, channel, address, 'user_register', input.captcha);

@@ -1,0 +1,105 @@
+// A member's life: sign up with captcha and e-mail code, use the member center, leave.
+// Needs the e2e server on PostgreSQL (TEST_DATABASE_URL) to read the captcha's answer.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import pg from 'pg';
+
+const env = JSON.parse(readFileSync(join(process.cwd(), 'tests/.tmp/e2e.json'), 'utf8')) as { dataDir: string; databaseUrl: string | null };
+test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the member flows (.ci/run does)');
+
+async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: env.databaseUrl! });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Clicks the captcha's targets where the newest captcha in the database says they are. */
+async function solveCaptcha(page: Page): Promise<void> {
+  const image = page.locator('.click-captcha img');
+  await expect(image).toBeVisible();
+  const [row] = await query<{ captcha: string }>('select captcha from captcha where captcha <> \'\' order by create_time desc limit 1');
+  const stored = JSON.parse(row!.captcha) as { text: { x: number; y: number; width: number; height: number }[]; width: number; height: number };
+  const box = (await image.boundingBox())!;
+  for (const target of stored.text) {
+    await page.mouse.click(box.x + ((target.x + target.width / 2) / stored.width) * box.width, box.y + ((target.y + target.height / 2) / stored.height) * box.height);
+  }
+}
+
+function latestCode(address: string): string {
+  const dir = join(env.dataDir, 'outbox');
+  const file = readdirSync(dir).filter((f) => f.includes(address)).sort().at(-1)!;
+  return /\b(\d{6})\b/.exec(readFileSync(join(dir, file), 'utf8'))![1]!;
+}
+
+test('sign up, use the member center, change password, log out', async ({ page, browser }) => {
+  const name = `m${Date.now().toString(36)}`;
+  const address = `${name}@example.com`;
+  await page.goto('/user/login?type=register');
+  await page.getByLabel('账户名', { exact: true }).fill(name);
+  await page.getByLabel('密码').fill('firstpass1');
+  await page.getByRole('textbox', { name: '邮箱' }).fill(address);
+  await page.getByRole('button', { name: '获取验证码' }).click();
+  await solveCaptcha(page);
+  await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: 10_000 });
+  await page.getByLabel('验证码').fill(latestCode(address));
+  await page.getByRole('button', { name: '注册', exact: true }).click();
+
+  await expect(page).toHaveURL(/\/user\/account\/overview$/);
+  await expect(page.getByRole('heading', { name: '账户概览', level: 1 })).toBeVisible();
+  const menu = page.locator('main nav');
+  for (const entry of ['个人资料', '修改密码', '积分记录', '每日签到']) await expect(menu.getByRole('link', { name: entry })).toBeVisible();
+
+  await menu.getByRole('link', { name: '个人资料' }).click();
+  await page.getByRole('textbox', { name: '昵称' }).fill('新的昵称');
+  await page.getByRole('button', { name: '保存' }).click();
+  await expect(page.getByRole('status').filter({ hasText: '资料已保存' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('textbox', { name: '昵称' })).toHaveValue('新的昵称');
+
+  await page.goto('/user/account/signIn');
+  await page.getByRole('button', { name: /签到领 10 积分/ }).click();
+  await expect(page.getByText('今天已签到，连续 1 天')).toBeVisible();
+  await page.goto('/user/account/integral');
+  await expect(page.getByRole('cell', { name: '+10' })).toBeVisible();
+
+  // A second device logs in, then the first changes the password: the second is asked to log in.
+  const other = await browser.newContext({ locale: 'zh-CN' });
+  const second = await other.newPage();
+  await second.goto('/user/login');
+  await second.getByLabel('账户名 / 邮箱 / 手机号').fill(name);
+  await second.getByLabel('密码').fill('firstpass1');
+  await second.getByRole('button', { name: '登录', exact: true }).last().click();
+  await solveCaptcha(second);
+  await expect(second).toHaveURL(/\/user\/account\/overview$/);
+
+  await page.goto('/user/account/changePassword');
+  await page.getByLabel('旧密码').fill('firstpass1');
+  await page.getByLabel('新密码', { exact: true }).fill('secondpass2');
+  await page.getByLabel('确认新密码').fill('secondpass2');
+  await page.getByRole('button', { name: '修改密码' }).click();
+  await expect(page.getByRole('status').filter({ hasText: '其他设备上的登录已退出' })).toBeVisible();
+  await second.goto('/user/account/profile');
+  await expect(second).toHaveURL(/\/user\/login\?to=/);
+  await other.close();
+
+  // The public card works for a visitor.
+  const [member] = await query<{ id: number }>('select id from "user" where username = $1', [name]);
+  const visitor = await browser.newContext({ locale: 'zh-CN' });
+  const card = await visitor.newPage();
+  await card.goto(`/user/card/${member!.id}`);
+  await expect(card.getByRole('heading', { name: '新的昵称', level: 1 })).toBeVisible();
+  await visitor.close();
+
+  await page.locator('.user-box summary').click();
+  await page.getByRole('button', { name: '退出登录' }).click();
+  // The page reloads as a visitor: the member center now sends them to the login page.
+  await expect(page).toHaveURL(/\/user\/login\?to=%2Fuser%2Faccount%2FchangePassword$/);
+  await page.goto('/');
+  await expect(page.getByRole('link', { name: '登录' })).toBeVisible();
+  expect(await page.evaluate(() => localStorage.getItem('userInfo-v5'))).toBeNull();
+});
