@@ -9,6 +9,7 @@ import { normalizeApiPath, toAppPath } from '../lib/shared/hosts';
 import { translator } from '../lib/i18n';
 import { apiLocale } from '../lib/server/http';
 import { loadStaticFiles, type StaticFile } from './static';
+import { handleUpload, resolveUploadUser, serveStorage } from './upload';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
 
@@ -83,6 +84,12 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       const pathname = req.url.split('?')[0] ?? '/';
       const isRead = req.method === 'GET' || req.method === 'HEAD';
 
+      // Uploads stream to disk with their own size limit: before the body-size check and Astro.
+      if (pathname === '/api/ajax/upload' && req.method === 'POST') {
+        const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
+        return await handleUpload(req, res, runtime, { locale, requestId: basics.requestId, ...(await resolveUploadUser(req, runtime)) });
+      }
+      if (isRead && serveStorage(req, res, runtime)) return;
       if (isRead) {
         const file = statics.get(pathname);
         if (file) return sendStatic(req, res, file);

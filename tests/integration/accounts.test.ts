@@ -208,3 +208,50 @@ describe('sessions', () => {
     expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': s.token } })).json().code).toBe(303);
   });
 });
+
+describe('password reset and new bindings', () => {
+  async function mailedCode(address: string, event: string): Promise<string> {
+    const before = inbox.filter((m) => m.to === address).length;
+    const sent = await postJson(server.url, '/api/ems/send', { email: address, event, ...(await solvedCaptcha(server.url, server.runtime)) }, { 'think-lang': 'en' });
+    expect(sent.json().code, sent.text).toBe(1);
+    await expect.poll(() => inbox.filter((m) => m.to === address).length, { timeout: 5000 }).toBe(before + 1);
+    return codeIn(inbox.filter((m) => m.to === address).at(-1)!.text);
+  }
+
+  it('resets a forgotten password by e-mail and ends every session', async () => {
+    await createUser(server.runtime.db, { username: 'heidi', password: 'forgot11', email: 'heidi@example.com' });
+    const old = await loginAs(server.url, server.runtime, 'heidi', 'forgot11');
+    const unknown = await postJson(server.url, '/api/ems/send', { email: 'ghost@example.com', event: 'user_retrieve_pwd', ...(await solvedCaptcha(server.url, server.runtime)) }, { 'think-lang': 'en' });
+    expect(unknown.json()).toMatchObject({ code: 0, data: { fields: { email: 'No account uses this e-mail address' } } });
+    const code = await mailedCode('heidi@example.com', 'user_retrieve_pwd');
+    const reset = await postJson(server.url, '/api/account/retrievePassword', { type: 'email', account: 'heidi@example.com', captcha: code, password: 'remembered1' }, { 'think-lang': 'en' });
+    expect(reset.json()).toMatchObject({ code: 1, msg: 'Your password was reset; log in with the new one' });
+    expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': old.token } })).json().code).toBe(303);
+    await loginAs(server.url, server.runtime, 'heidi@example.com', 'remembered1');
+  });
+
+  it('changes a bound e-mail only with a pass token from the current address', async () => {
+    await createUser(server.runtime.db, { username: 'ivan', password: 'ivanpass1', email: 'ivan@example.com' });
+    const s = await loginAs(server.url, server.runtime, 'ivan', 'ivanpass1');
+    const auth = { 'ba-user-token': s.token, 'think-lang': 'en' };
+    const newCode = await mailedCode('ivan.new@example.com', 'user_change_email');
+    const withoutPass = await postJson(server.url, '/api/account/changeBind', { type: 'email', email: 'ivan.new@example.com', captcha: newCode }, auth);
+    expect(withoutPass.json()).toMatchObject({ code: 0, data: { fields: { accountVerificationToken: 'The code is no longer valid; please request a new one' } } });
+
+    const verifyCodeSent = await postJson(server.url, '/api/ems/send', { email: 'ivan@example.com', event: 'user_email_verify', ...(await solvedCaptcha(server.url, server.runtime)) }, auth);
+    expect(verifyCodeSent.json().code).toBe(1);
+    await expect.poll(() => inbox.filter((m) => m.to === 'ivan@example.com').length, { timeout: 5000 }).toBe(1);
+    const pass = (await postJson(server.url, '/api/account/verification', { type: 'email', captcha: codeIn(inbox.filter((m) => m.to === 'ivan@example.com').at(-1)!.text) }, auth)).json<Body>();
+    expect(pass).toMatchObject({ code: 1, data: { type: 'email', accountVerificationToken: expect.any(String) } });
+
+    const changed = await postJson(server.url, '/api/account/changeBind', { type: 'email', email: 'ivan.new@example.com', captcha: newCode, accountVerificationToken: pass.data!.accountVerificationToken }, auth);
+    expect(changed.json()).toMatchObject({ code: 1, msg: 'The binding was updated' });
+    await loginAs(server.url, server.runtime, 'ivan.new@example.com', 'ivanpass1');
+  });
+
+  it('refuses a verify code for someone else’s address', async () => {
+    const s = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    const res = await postJson(server.url, '/api/ems/send', { email: 'heidi@example.com', event: 'user_email_verify', ...(await solvedCaptcha(server.url, server.runtime)) }, { 'ba-user-token': s.token });
+    expect(res.json().code).toBe(401);
+  });
+});

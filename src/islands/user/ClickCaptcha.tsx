@@ -44,8 +44,14 @@ function infoOf(clicks: readonly Point[], width: number, height: number): string
 export function ClickCaptcha({ locale, captchaId, onVerified, onCancel }: ClickCaptchaProps): ReactElement {
   const t = (key: CaptchaKey, values?: Record<string, string | number>): string => captchaMessage(locale, key, values);
   const [drawn, setDrawn] = useState<Drawn | null>(null);
-  const [phase, setPhase] = useState<Phase>('loading');
-  const [clicks, setClicks] = useState<Point[]>([]);
+  const [phase, setPhaseState] = useState<Phase>('loading');
+  const [clicks, setClicksState] = useState<Point[]>([]);
+  // Mirrors of the two states above for event handlers: two taps in quick succession must both
+  // count, and a tap arriving while a check runs must not, whatever render the handler came from.
+  const phaseNow = useRef<Phase>('loading');
+  const clicksNow = useRef<Point[]>([]);
+  const setPhase = (next: Phase): void => { phaseNow.current = next; setPhaseState(next); };
+  const setClicks = (next: Point[]): void => { clicksNow.current = next; setClicksState(next); };
   const [message, setMessage] = useState<{ type: 'success' | 'error'; text: string } | null>(null);
   const [cursor, setCursor] = useState<Point | null>(null);
   const [keyboard, setKeyboard] = useState(false);
@@ -110,16 +116,17 @@ export function ClickCaptcha({ locale, captchaId, onVerified, onCancel }: ClickC
   };
 
   const addClick = (point: Point): void => {
-    if (phase !== 'ready' || !drawn || clicks.length >= drawn.text.length) return;
-    const next = [...clicks, { x: Math.min(Math.max(point.x, 0), drawn.width), y: Math.min(Math.max(point.y, 0), drawn.height) }];
+    const current = clicksNow.current;
+    if (phaseNow.current !== 'ready' || !drawn || current.length >= drawn.text.length) return;
+    const next = [...current, { x: Math.min(Math.max(point.x, 0), drawn.width), y: Math.min(Math.max(point.y, 0), drawn.height) }];
     setClicks(next);
     setMessage(null);
     if (next.length === drawn.text.length) void verify(next, drawn);
   };
 
   const undo = (): void => {
-    if (phase !== 'ready') return;
-    setClicks((list) => list.slice(0, -1));
+    if (phaseNow.current !== 'ready') return;
+    setClicks(clicksNow.current.slice(0, -1));
   };
 
   const onPointerDown = (e: PointerEvent<HTMLDivElement>): void => {

@@ -33,5 +33,7 @@ export default {
   'account.loginExpired': 'Login expired, please login again.',
   'account.wrongOldPassword': 'The old password is incorrect',
   'account.passwordChanged': 'Password changed; you were logged out on other devices',
+  'account.passwordReset': 'Your password was reset; log in with the new one',
+  'account.bindChanged': 'The binding was updated',
   'account.captchaFailed': 'The captcha was not passed; please verify again',
 } as const satisfies Messages<typeof zh>;

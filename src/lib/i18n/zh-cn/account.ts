@@ -31,5 +31,7 @@ export default {
   'account.loginExpired': '登录已过期，请重新登录。',
   'account.wrongOldPassword': '旧密码不正确',
   'account.passwordChanged': '密码已修改，其他设备上的登录已退出',
+  'account.passwordReset': '密码已重置，请用新密码登录',
+  'account.bindChanged': '绑定已更新',
   'account.captchaFailed': '人机验证未通过，请重新验证',
 } as const;

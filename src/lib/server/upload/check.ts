@@ -5,7 +5,7 @@ export type UploadCheckKey = 'upload.incomplete' | 'upload.typeNotAllowed' | 'up
 export interface UploadFileInfo {
   /** Original file name as sent by the client. */
   name: string | null | undefined;
-  /** Bytes; null/undefined when unknown. */
+  /** Bytes; null/undefined when unknown (0 counts as missing). */
   size: number | null | undefined;
   /** MIME type declared by the client (may carry parameters). */
   mimetype: string | null | undefined;
@@ -43,10 +43,10 @@ export function normalizeMime(value: string | null | undefined): string {
 
 /**
  * null when the file may be stored, else the message key of the first rule it breaks:
- * incomplete (no name or size) → type (suffix in the list, or MIME type in the list) → size.
+ * incomplete (no name, or no size: an empty file counts as missing) → type (suffix in the list, or MIME type in the list) → size.
  */
 export function checkUpload(file: UploadFileInfo, rules: UploadRules): UploadCheckKey | null {
-  if (!file.name || file.size === null || file.size === undefined || !Number.isFinite(file.size) || file.size < 0) return 'upload.incomplete';
+  if (!file.name || !file.size || !Number.isFinite(file.size) || file.size < 0) return 'upload.incomplete';
   if (!isTypeAllowed(file.name, file.mimetype, rules)) return 'upload.typeNotAllowed';
   if (file.size > rules.maxSize) return 'upload.tooLarge';
   return null;

@@ -60,3 +60,27 @@ export const ProfileInput = z.object({
   birthday: z.union([z.literal(''), z.null(), z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'validation.birthday' })]).optional(),
   motto: z.string().trim().max(255).optional(),
 }).strict();
+
+export const RetrievePasswordInput = z.object({
+  type: z.enum(['email', 'mobile']),
+  account: z.string({ error: 'validation.required' }).trim().min(1, { error: 'validation.required' }).max(100),
+  captcha: code,
+  password,
+}).strict().superRefine((v, ctx) => {
+  if (v.type === 'email' && !EMAIL.test(v.account)) ctx.addIssue({ code: 'custom', path: ['account'], message: 'validation.email' });
+  if (v.type === 'mobile' && !MOBILE.test(v.account)) ctx.addIssue({ code: 'custom', path: ['account'], message: 'validation.mobile' });
+});
+
+export const VerificationInput = z.object({ type: z.enum(['email', 'mobile']), captcha: code }).strict();
+
+export const ChangeBindInput = z.object({
+  type: z.enum(['email', 'mobile']),
+  captcha: code,
+  email: z.string().trim().max(100).optional(),
+  mobile: z.string().trim().max(11).optional(),
+  accountVerificationToken: z.string().max(100).optional(),
+  password: z.string().max(64).optional(),
+}).strict().superRefine((v, ctx) => {
+  if (v.type === 'email' && !EMAIL.test(v.email ?? '')) ctx.addIssue({ code: 'custom', path: ['email'], message: 'validation.email' });
+  if (v.type === 'mobile' && !MOBILE.test(v.mobile ?? '')) ctx.addIssue({ code: 'custom', path: ['mobile'], message: 'validation.mobile' });
+});

@@ -1,0 +1,750 @@
+// Local uploads (`POST /api/ajax/upload`) and the files they produce (`GET /storage/...`), as raw
+// Node handlers: Astro's adapter buffers request bodies, an upload is streamed to disk instead, so
+// memory stays flat whatever the file size.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, constants as fsConstants, type Stats } from 'node:fs';
+import { copyFile, link, mkdir, open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dirname, join, resolve, sep } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Runtime } from '../lib/server/runtime';
+import { attachment } from '../lib/server/db/schema';
+import { parseSize } from '../lib/server/site/config';
+import { resolveAccessToken } from '../lib/server/auth/sessions';
+import { readCookie, SESSION_COOKIE } from '../lib/server/request-context';
+import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime, type UploadCheckKey } from '../lib/server/upload/check';
+import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
+import { translateAny, type Locale } from '../lib/i18n';
+import { Code } from '../lib/shared/codes';
+
+export interface UploadContext {
+  locale: Locale;
+  requestId: string;
+  user: { id: number } | null;
+  tokenExpired: boolean;
+  /** The token came from the cookie, not the header: the request must come from our own site. */
+  viaCookie?: boolean;
+}
+
+/** Multipart framing, part headers and other fields allowed on top of the file itself. */
+const FORM_OVERHEAD = 1024 * 1024;
+const MAX_PART_HEADER = 16 * 1024;
+const UPLOADS_PER_MINUTE = 30;
+const DRIVERS = new Set(['local']);
+const ALPHA_DASH = /^[A-Za-z0-9_-]+$/;
+
+// ---------------------------------------------------------------------------------------------
+// Streaming multipart/form-data parser
+
+export interface PartHeaders {
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  name: string | null;
+  /** null when the part is not a file (no filename parameter). */
+  filename: string | null;
+  contentType: string;
+}
+
+export interface MultipartHandlers {
+  onPart(part: PartHeaders): void;
+  onData(chunk: Buffer): void;
+  onPartEnd(): void;
+}
+
+export class MultipartError extends Error {}
+
+/** The boundary of a `multipart/form-data` Content-Type, or null. */
+export function multipartBoundary(contentType: string | undefined): string | null {
+  if (!contentType || !/^\s*multipart\/form-data\s*(;|$)/i.test(contentType)) return null;
+  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
+  return m ? (m[1] ?? m[2] ?? null) : null;
+}
+
+/** `form-data; name="file"; filename="a b.png"` → parameters (quoted strings unescaped, RFC 5987 `filename*`). */
+export function dispositionParams(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /;\s*([A-Za-z0-9_*.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(value))) {
+    const key = m[1]!.toLowerCase();
+    const raw = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '').trim();
+    if (key.endsWith('*')) {
+      const ext = /^([\w-]+)'[^']*'(.*)$/.exec(raw);
+      try { out[key.slice(0, -1)] = ext ? decodeURIComponent(ext[2]!) : raw; } catch { /* malformed: ignore */ }
+    } else if (!(key in out)) {
+      out[key] = raw;
+    }
+  }
+  return out;
+}
+
+/**
+ * A push parser: feed it the body chunk by chunk, it calls back with part headers and body
+ * slices. It holds at most one part header block (≤ 16 KiB) and a delimiter-sized tail, never a
+ * part body, so memory does not grow with the file.
+ */
+export class MultipartParser {
+  #state: 'preamble' | 'boundary' | 'headers' | 'body' | 'done' = 'preamble';
+  #buf: Buffer;
+  readonly #delimiter: Buffer;
+
+  constructor(boundary: string, private readonly handlers: MultipartHandlers) {
+    this.#delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
+    // The first delimiter has no leading CRLF: pretend it had one.
+    this.#buf = Buffer.from('\r\n', 'latin1');
+  }
+
+  get done(): boolean {
+    return this.#state === 'done';
+  }
+
+  feed(chunk: Buffer): void {
+    if (this.#state === 'done') return;
+    this.#buf = this.#buf.length ? Buffer.concat([this.#buf, chunk]) : chunk;
+    const d = this.#delimiter;
+    for (;;) {
+      const buf = this.#buf;
+      if (this.#state === 'preamble') {
+        const i = buf.indexOf(d);
+        if (i < 0) { this.#buf = buf.subarray(Math.max(0, buf.length - d.length + 1)); return; }
+        this.#buf = buf.subarray(i + d.length);
+        this.#state = 'boundary';
+      } else if (this.#state === 'boundary') {
+        if (buf.length < 2) return;
+        if (buf[0] === 0x2d && buf[1] === 0x2d) { this.#state = 'done'; this.#buf = Buffer.alloc(0); return; }
+        const eol = buf.indexOf('\r\n', 0, 'latin1');
+        if (eol < 0) {
+          if (buf.length > 256) throw new MultipartError('bad boundary line');
+          return;
+        }
+        // Only linear white space may follow a delimiter before its CRLF.
+        if (!/^[ \t]*$/.test(buf.subarray(0, eol).toString('latin1'))) throw new MultipartError('bad boundary line');
+        this.#buf = buf.subarray(eol + 2);
+        this.#state = 'headers';
+      } else if (this.#state === 'headers') {
+        const end = buf.indexOf('\r\n\r\n', 0, 'latin1');
+        if (end < 0) {
+          if (buf.length > MAX_PART_HEADER) throw new MultipartError('part headers too large');
+          return;
+        }
+        if (end > MAX_PART_HEADER) throw new MultipartError('part headers too large');
+        this.handlers.onPart(parsePartHeaders(buf.subarray(0, end).toString('utf8')));
+        this.#buf = buf.subarray(end + 4);
+        this.#state = 'body';
+        if (this.done) return;
+      } else if (this.#state === 'body') {
+        const i = buf.indexOf(d);
+        if (i < 0) {
+          const safe = buf.length - d.length + 1;
+          if (safe > 0) {
+            this.handlers.onData(buf.subarray(0, safe));
+            this.#buf = buf.subarray(safe);
+          }
+          return;
+        }
+        if (i > 0) this.handlers.onData(buf.subarray(0, i));
+        this.handlers.onPartEnd();
+        this.#buf = buf.subarray(i + d.length);
+        this.#state = 'boundary';
+      } else {
+        return;
+      }
+    }
+  }
+
+  /** Stops parsing: later chunks are ignored. */
+  stop(): void {
+    this.#state = 'done';
+    this.#buf = Buffer.alloc(0);
+  }
+}
+
+function parsePartHeaders(block: string): PartHeaders {
+  const headers: Record<string, string> = {};
+  for (const line of block.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const params = dispositionParams(headers['content-disposition'] ?? '');
+  return {
+    headers,
+    name: params.name ?? null,
+    filename: 'filename' in params ? params.filename! : null,
+    contentType: headers['content-type'] ?? '',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Image dimensions from header bytes (png, jpeg, gif, webp, bmp): no library, no full read
+
+export interface ImageInfo { mime: string; width: number; height: number }
+
+/** Reads `length` bytes at `offset` (fewer at the end of the file). */
+export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
+
+/** The image type by magic bytes and its size, or null when the bytes are not a known image. */
+export async function readImageInfo(read: ReadAt): Promise<ImageInfo | null> {
+  const head = await read(0, 32);
+  if (head.length >= 24 && head.readUInt32BE(0) === 0x89504e47 && head.readUInt32BE(4) === 0x0d0a1a0a && head.toString('latin1', 12, 16) === 'IHDR') {
+    return { mime: 'image/png', width: head.readUInt32BE(16), height: head.readUInt32BE(20) };
+  }
+  if (head.length >= 10 && /^GIF8[79]a$/.test(head.toString('latin1', 0, 6))) {
+    return { mime: 'image/gif', width: head.readUInt16LE(6), height: head.readUInt16LE(8) };
+  }
+  if (head.length >= 30 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') {
+    const kind = head.toString('latin1', 12, 16);
+    if (kind === 'VP8 ' && head[23] === 0x9d && head[24] === 0x01 && head[25] === 0x2a) {
+      return { mime: 'image/webp', width: head.readUInt16LE(26) & 0x3fff, height: head.readUInt16LE(28) & 0x3fff };
+    }
+    if (kind === 'VP8L' && head[20] === 0x2f) {
+      const bits = head.readUInt32LE(21);
+      return { mime: 'image/webp', width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+    }
+    if (kind === 'VP8X') {
+      return { mime: 'image/webp', width: head.readUIntLE(24, 3) + 1, height: head.readUIntLE(27, 3) + 1 };
+    }
+    return null;
+  }
+  if (head.length >= 26 && head[0] === 0x42 && head[1] === 0x4d && head.readUInt32LE(14) >= 12) {
+    const dib = head.readUInt32LE(14);
+    if (dib === 12) return { mime: 'image/bmp', width: head.readUInt16LE(18), height: head.readUInt16LE(20) };
+    return { mime: 'image/bmp', width: Math.abs(head.readInt32LE(18)), height: Math.abs(head.readInt32LE(22)) };
+  }
+  if (head.length >= 4 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return jpegSize(read);
+  return null;
+}
+
+/** Walks JPEG segments (skipping EXIF and other APPn blocks by their length) to the first SOFn. */
+async function jpegSize(read: ReadAt): Promise<ImageInfo | null> {
+  let offset = 2;
+  for (let guard = 0; guard < 1000; guard++) {
+    const seg = await read(offset, 9);
+    if (seg.length < 4) return null;
+    if (seg[0] !== 0xff) return null;
+    const marker = seg[1]!;
+    if (marker === 0xff) { offset++; continue; } // fill byte
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) { offset += 2; continue; }
+    if (marker === 0xd9 || marker === 0xda) return null; // end of image / scan before any frame header
+    const length = seg.readUInt16BE(2);
+    if (length < 2) return null;
+    const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+    if (isSof) {
+      if (seg.length < 9) return null;
+      return { mime: 'image/jpeg', height: seg.readUInt16BE(5), width: seg.readUInt16BE(7) };
+    }
+    offset += 2 + length;
+  }
+  return null;
+}
+
+function fileReader(fh: FileHandle): ReadAt {
+  return async (offset, length) => {
+    const buf = Buffer.alloc(length);
+    const { bytesRead } = await fh.read(buf, 0, length, offset);
+    return buf.subarray(0, bytesRead);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replies
+
+function sendJson(res: ServerResponse, status: number, code: number, msg: string, data: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) { res.destroy(); return; }
+  const body = JSON.stringify({ code, msg, data, time: Math.floor(Date.now() / 1000) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
+    'content-length': String(Buffer.byteLength(body)), ...headers,
+  });
+  res.end(body);
+}
+
+/**
+ * Replies before the body was read to the end: the connection closes after the reply (the rest
+ * of the body is not worth reading), and what has arrived is discarded.
+ */
+function sendEarly(req: IncomingMessage, res: ServerResponse, status: number, code: number, msg: string, data: unknown, headers: Record<string, string> = {}): void {
+  if (!req.complete) {
+    res.shouldKeepAlive = false;
+    headers = { ...headers, connection: 'close' };
+  }
+  sendJson(res, status, code, msg, data, headers);
+  if (!req.complete) req.resume();
+}
+
+class Rejection extends Error {
+  constructor(readonly key: UploadCheckKey) { super(key); }
+}
+
+/** The client closed the connection before the body ended: nobody to answer. */
+class ClientGone extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// The upload itself
+
+interface Settings {
+  maxSize: number;
+  allowedSuffixes: string;
+  allowedMimeTypes: string;
+  saveName: string;
+  mode: string;
+  timeZone: string;
+  cdnUrl: string;
+  paramsError: { code: number; message: string } | null;
+}
+
+async function readSettings(runtime: Runtime): Promise<Settings> {
+  const all = await runtime.site.all();
+  const get = (name: string, fallback = ''): string => all.get(name) ?? fallback;
+  let paramsError: Settings['paramsError'] = null;
+  try {
+    const params = JSON.parse(get('upload_params', '{}') || '{}') as { error?: unknown; message?: unknown } | null;
+    const raw = params && typeof params === 'object' ? params.error : undefined;
+    const code = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+    if (Number.isInteger(code)) paramsError = { code, message: typeof params?.message === 'string' ? params.message : String(params?.message ?? '') };
+  } catch { /* not JSON: no params */ }
+  return {
+    maxSize: parseSize(get('upload_max_size', '10mb')),
+    allowedSuffixes: get('upload_allowed_suffixes'),
+    allowedMimeTypes: get('upload_allowed_mime_types'),
+    saveName: get('upload_save_name') || DEFAULT_SAVE_NAME,
+    mode: get('upload_mode', 'local') || 'local',
+    timeZone: get('time_zone', 'UTC'),
+    cdnUrl: get('cdn_url').trim().replace(/\/+$/, ''),
+    paramsError,
+  };
+}
+
+/** The folder uploads live in: `<DATA_DIR>/storage`. */
+export function storageRoot(runtime: Runtime): string {
+  return resolve(runtime.config.dataDir, 'storage');
+}
+
+/** The file behind an attachment url (`/storage/...`), or null when it would leave the storage folder. */
+function fileOfUrl(runtime: Runtime, url: string): string | null {
+  const root = storageRoot(runtime);
+  if (!url.startsWith('/storage/') || url.includes('\\') || url.includes('\0')) return null;
+  const segments = url.slice('/storage/'.length).split('/');
+  if (segments.some((s) => s === '' || s.startsWith('.'))) return null;
+  const full = resolve(root, ...segments);
+  return full.startsWith(root + sep) ? full : null;
+}
+
+function sameSite(req: IncomingMessage, siteDomain: string | null): boolean {
+  const source = req.headers.origin ?? req.headers.referer;
+  if (!source) return false;
+  let host: string;
+  try { host = new URL(source).host.toLowerCase(); } catch { return false; }
+  if (host === (req.headers.host ?? '').toLowerCase()) return true;
+  const bare = host.split(':')[0] ?? '';
+  return !!siteDomain && (bare === siteDomain || bare.endsWith(`.${siteDomain}`));
+}
+
+/** The member behind an upload request: header `ba-user-token` (or `bausertoken`), else the cookie. */
+export async function resolveUploadUser(req: IncomingMessage, runtime: Runtime): Promise<Pick<UploadContext, 'user' | 'tokenExpired' | 'viaCookie'>> {
+  const header = String(req.headers['ba-user-token'] ?? req.headers.bausertoken ?? '');
+  const value = header || readCookie(req.headers.cookie, SESSION_COOKIE) || '';
+  if (!value) return { user: null, tokenExpired: false };
+  const resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, value);
+  if (resolved.state === 'ok') return { user: { id: resolved.userId }, tokenExpired: false, viaCookie: !header };
+  return { user: null, tokenExpired: resolved.state === 'expired' };
+}
+
+function fullUrl(req: IncomingMessage, cdnUrl: string, url: string): string {
+  if (cdnUrl) return cdnUrl + url;
+  const host = req.headers.host ?? '';
+  return /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? `//${host}${url}` : url;
+}
+
+/** The name kept in the row: no folders or control characters, at most 120 characters with the suffix. */
+function storedName(original: string, suffix: string): string {
+  const base = original.normalize('NFC').replace(/^.*[\\/]/, '').replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+  const dot = base.lastIndexOf('.');
+  const stem = dot > 0 ? base.slice(0, dot) : dot === 0 ? '' : base;
+  return `${Array.from(stem).slice(0, Math.min(100, 119 - suffix.length)).join('')}.${suffix}`;
+}
+
+function storedMime(declared: string, image: ImageInfo | null): string {
+  if (image) return image.mime;
+  const mime = normalizeMime(declared);
+  return mime.length <= 100 && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mime) ? mime : 'application/octet-stream';
+}
+
+/** Puts `from` at `to` without ever replacing an existing file; false when `to` exists. */
+async function placeExclusive(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw err;
+    try {
+      await copyFile(from, to, fsConstants.COPYFILE_EXCL);
+    } catch (copyErr) {
+      if ((copyErr as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw copyErr;
+    }
+  }
+  await unlink(from).catch(() => undefined);
+  return true;
+}
+
+/** `/storage/a/b.png` → `/storage/a/b_Xy12Ab3C.png` for a name that is already taken. */
+function withRandomTail(url: string): string {
+  const slash = url.lastIndexOf('/');
+  const dot = url.lastIndexOf('.');
+  const tail = `_${randomAlnum(8)}`;
+  return dot > slash + 1 ? url.slice(0, dot) + tail + url.slice(dot) : url + tail;
+}
+
+type AttachmentRow = typeof attachment.$inferSelect;
+
+function fileReply(row: AttachmentRow, req: IncomingMessage, cdnUrl: string) {
+  return {
+    id: row.id, topic: row.topic, admin_id: row.adminId, user_id: row.userId, url: row.url,
+    width: row.width, height: row.height, name: row.name, size: row.size, mimetype: row.mimetype,
+    storage: row.storage, sha1: row.sha1, last_upload_time: row.lastUploadTime,
+    suffix: fileSuffix(row.name), full_url: fullUrl(req, cdnUrl, row.url),
+  };
+}
+
+interface Received {
+  tmpPath: string;
+  name: string;
+  mimetype: string;
+  size: number;
+  sha1: string;
+}
+
+/**
+ * Streams the `file` part of the body to `tmpPath`, hashing as it goes, stopping as soon as the
+ * type or size rule fails. Resolves null when no complete file part arrived.
+ */
+function receive(req: IncomingMessage, boundary: string, tmpPath: string, settings: Settings): Promise<Received | null> {
+  return new Promise((resolvePromise, rejectPromise) => {
+    const hash = createHash('sha1');
+    let out: ReturnType<typeof createWriteStream> | null = null;
+    let inFile = false;
+    let file: { name: string; mimetype: string } | null = null;
+    let size = 0;
+    let fileDone = false;
+    let total = 0;
+    let settled = false;
+    const totalLimit = settings.maxSize + FORM_OVERHEAD;
+
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const fail = (err: unknown): void => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      parser.stop();
+      const stream = out;
+      const close = stream && !stream.closed ? new Promise<void>((r) => { stream.once('close', () => r()); stream.destroy(); }) : Promise.resolve();
+      void close.then(() => unlink(tmpPath).catch(() => undefined)).then(() => rejectPromise(err));
+    };
+
+    const parser = new MultipartParser(boundary, {
+      onPart(part) {
+        if (file || part.name !== 'file' || part.filename === null) return;
+        if (!part.filename) return; // An empty file input: the part is there, the file is not.
+        if (!isTypeAllowed(part.filename, part.contentType, settings)) throw new Rejection('upload.typeNotAllowed');
+        file = { name: part.filename, mimetype: part.contentType };
+        inFile = true;
+        out = createWriteStream(tmpPath, { flags: 'wx', mode: 0o644 });
+        out.on('error', fail);
+      },
+      onData(chunk) {
+        if (!inFile) return;
+        size += chunk.length;
+        if (size > settings.maxSize) throw new Rejection('upload.tooLarge');
+        hash.update(chunk);
+        out!.write(chunk);
+      },
+      onPartEnd() {
+        if (inFile) { inFile = false; fileDone = true; }
+      },
+    });
+
+    const onData = (chunk: Buffer): void => {
+      if (settled) return;
+      total += chunk.length;
+      try {
+        if (total > totalLimit) throw new Rejection('upload.tooLarge');
+        parser.feed(chunk);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      // Backpressure: stop reading the socket until the disk caught up.
+      if (out?.writableNeedDrain) {
+        req.pause();
+        out.once('drain', () => { if (!settled) req.resume(); });
+      }
+    };
+    const onEnd = (): void => {
+      if (settled) return;
+      if (!file || !fileDone || !parser.done) {
+        fail(new Rejection('upload.incomplete'));
+        return;
+      }
+      settled = true;
+      cleanup();
+      const done = file;
+      const stream = out!;
+      stream.end();
+      finished(stream).then(
+        () => resolvePromise({ tmpPath, name: done.name, mimetype: done.mimetype, size, sha1: hash.digest('hex') }),
+        (err: unknown) => { void unlink(tmpPath).catch(() => undefined).then(() => rejectPromise(err)); },
+      );
+    };
+    const onError = (err: Error): void => fail(req.complete ? err : new ClientGone(err.message));
+    const onClose = (): void => { if (!req.complete) fail(new ClientGone()); };
+
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/**
+ * `POST /api/ajax/upload?driver=local&topic=…` with a multipart body whose `file` part is the
+ * upload. Replies with the `{code, msg, data, time}` envelope; never buffers the file in memory.
+ */
+export async function handleUpload(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext): Promise<void> {
+  const t = (key: string, values?: Record<string, string | number>): string => translateAny(ctx.locale, key, values);
+  const fail = (key: string, values?: Record<string, string | number>): void => sendEarly(req, res, 200, Code.error, t(key, values), null);
+  let tmpPath: string | null = null;
+  try {
+    if (!ctx.user) {
+      if (ctx.tokenExpired) return sendEarly(req, res, 200, Code.tokenExpired, t('api.tokenExpired'), []);
+      return sendEarly(req, res, 200, Code.login, t('api.needLogin'), { type: 'need login' });
+    }
+    if (ctx.viaCookie && !sameSite(req, runtime.config.siteDomain)) return sendEarly(req, res, 403, Code.error, t('api.forbiddenOrigin'), null);
+    const limit = await runtime.limiter.hit(`upload:${ctx.user.id}`, UPLOADS_PER_MINUTE, 60);
+    if (!limit.allowed) {
+      return sendEarly(req, res, 429, Code.error, t('api.rateLimited', { seconds: limit.retryAfter }), null, { 'retry-after': String(limit.retryAfter) });
+    }
+
+    const settings = await readSettings(runtime);
+    if (settings.paramsError) return sendEarly(req, res, 200, settings.paramsError.code, settings.paramsError.message, null);
+    const query = new URL(req.url ?? '/', 'http://x').searchParams;
+    const driver = query.get('driver') || settings.mode;
+    if (!DRIVERS.has(driver)) return fail('upload.driverNotSupported', { driver: Array.from(driver).slice(0, 30).join('') });
+    const topic = query.get('topic') || 'default';
+    if (!ALPHA_DASH.test(topic) || topic.length > 20) return fail('upload.topicInvalid');
+
+    const boundary = multipartBoundary(req.headers['content-type']);
+    if (!boundary) return fail('upload.incomplete');
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (Number.isFinite(declared) && declared > settings.maxSize + FORM_OVERHEAD) return fail('upload.tooLarge');
+
+    const root = storageRoot(runtime);
+    const tmpDir = join(root, '.tmp');
+    await mkdir(tmpDir, { recursive: true });
+    tmpPath = join(tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
+
+    let received: Received | null;
+    try {
+      received = await receive(req, boundary, tmpPath, settings);
+    } catch (err) {
+      tmpPath = null; // receive() removed it.
+      if (err instanceof Rejection) return fail(err.key);
+      if (err instanceof MultipartError) return fail('upload.incomplete');
+      if (err instanceof ClientGone) { res.destroy(); return; }
+      throw err;
+    }
+    if (!received) return fail('upload.incomplete');
+
+    const problem = checkUpload({ name: received.name, size: received.size, mimetype: received.mimetype }, settings);
+    if (problem) return fail(problem);
+
+    const fh = await open(received.tmpPath, 'r');
+    let image: ImageInfo | null;
+    try { image = await readImageInfo(fileReader(fh)); } finally { await fh.close(); }
+
+    const now = Math.floor(Date.now() / 1000);
+    const suffix = fileSuffix(received.name);
+    const [existing] = await runtime.db.select().from(attachment)
+      .where(and(eq(attachment.sha1, received.sha1), eq(attachment.topic, topic), eq(attachment.storage, driver)))
+      .orderBy(asc(attachment.id)).limit(1);
+    if (existing) {
+      const existingFile = fileOfUrl(runtime, existing.url);
+      const present = existingFile ? await stat(existingFile).then((s) => s.isFile(), () => false) : false;
+      if (present) {
+        const [bumped] = await runtime.db.update(attachment)
+          .set({ quote: sql`${attachment.quote} + 1`, lastUploadTime: now })
+          .where(eq(attachment.id, existing.id)).returning();
+        await unlink(received.tmpPath).catch(() => undefined);
+        tmpPath = null;
+        return sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(bumped ?? existing, req, settings.cdnUrl) });
+      }
+      // The row outlived its file: forget it and store the upload afresh.
+      await runtime.db.delete(attachment).where(eq(attachment.id, existing.id));
+    }
+
+    let url = buildSaveName(settings.saveName, { topic, originalName: received.name, sha1: received.sha1, now: new Date(now * 1000), timeZone: settings.timeZone });
+    let placed: string | null = null;
+    for (let attempt = 0; attempt < 5 && !placed; attempt++) {
+      const target = fileOfUrl(runtime, url);
+      if (!target) throw new Error(`upload: save name outside storage: ${url}`);
+      await mkdir(dirname(target), { recursive: true });
+      if (await placeExclusive(received.tmpPath, target)) placed = target;
+      else url = withRandomTail(url);
+    }
+    if (!placed) throw new Error('upload: could not find a free save name');
+    tmpPath = null;
+
+    let row: AttachmentRow | undefined;
+    try {
+      [row] = await runtime.db.insert(attachment).values({
+        topic, adminId: 0, userId: ctx.user.id, url, width: image?.width ?? 0, height: image?.height ?? 0,
+        name: storedName(received.name, suffix), size: received.size, mimetype: storedMime(received.mimetype, image),
+        quote: 1, storage: driver, sha1: received.sha1, createTime: now, lastUploadTime: now,
+      }).returning();
+    } catch (err) {
+      await unlink(placed).catch(() => undefined);
+      throw err;
+    }
+    sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(row!, req, settings.cdnUrl) });
+  } catch (err) {
+    runtime.log.error('upload failed', { requestId: ctx.requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
+    if (tmpPath) await unlink(tmpPath).catch(() => undefined);
+    if (res.headersSent) res.destroy();
+    else sendEarly(req, res, 500, Code.error, t('api.internal', { requestId: ctx.requestId }), null);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serving stored files
+
+const STORAGE_TYPES: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp',
+  avif: 'image/avif', ico: 'image/x-icon', svg: 'image/svg+xml',
+  mp3: 'audio/mpeg', wav: 'audio/wav', ogg: 'audio/ogg', m4a: 'audio/mp4', flac: 'audio/flac',
+  mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime',
+  pdf: 'application/pdf', zip: 'application/zip', rar: 'application/vnd.rar', '7z': 'application/x-7z-compressed',
+  gz: 'application/gzip', txt: 'text/plain; charset=utf-8', md: 'text/markdown; charset=utf-8', csv: 'text/csv; charset=utf-8',
+  json: 'application/json', xml: 'application/xml', html: 'text/html; charset=utf-8', htm: 'text/html; charset=utf-8',
+  doc: 'application/msword', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** Types a browser may show inline: raster images, audio, video, PDF and ZIP. SVG, HTML, XML and the rest download. */
+function servedInline(type: string): boolean {
+  if (type === 'image/svg+xml') return false;
+  return /^(image|audio|video)\//.test(type) || type === 'application/pdf' || type === 'application/zip';
+}
+
+/**
+ * The absolute file for a `/storage/...` request path, or null for anything that could leave the
+ * storage folder: `..` or `.` segments (plain or percent-encoded), hidden names (such as the
+ * `.tmp` folder), backslashes, NUL, empty segments, malformed escapes.
+ */
+export function storagePath(root: string, pathname: string): string | null {
+  if (!pathname.startsWith('/storage/')) return null;
+  let decoded: string;
+  try { decoded = decodeURIComponent(pathname.slice('/storage/'.length)); } catch { return null; }
+  if (!decoded || /[\\\0]/.test(decoded) || /%(?:2e|2f|5c|00)/i.test(decoded)) return null;
+  const segments = decoded.split('/');
+  if (segments.some((s) => s === '' || s.startsWith('.'))) return null;
+  const full = resolve(root, ...segments);
+  return full.startsWith(root + sep) ? full : null;
+}
+
+function notFound(res: ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+  res.end('Not Found');
+}
+
+/**
+ * Answers `GET`/`HEAD /storage/...` from `<DATA_DIR>/storage`, streamed from disk with ETag/304
+ * and single byte ranges. Returns false (not handled) for other paths and methods.
+ */
+export function serveStorage(req: IncomingMessage, res: ServerResponse, runtime: Runtime): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const pathname = (req.url ?? '/').split('?')[0]!;
+  if (!pathname.startsWith('/storage/')) return false;
+  void sendStorageFile(req, res, runtime, pathname).catch((err: unknown) => {
+    runtime.log.error('storage read failed', { url: req.url, err: err instanceof Error ? err.message : String(err) });
+    if (!res.headersSent) notFound(res);
+    else res.destroy();
+  });
+  return true;
+}
+
+async function sendStorageFile(req: IncomingMessage, res: ServerResponse, runtime: Runtime, pathname: string): Promise<void> {
+  const root = storageRoot(runtime);
+  const candidate = storagePath(root, pathname);
+  if (!candidate) return notFound(res);
+  // Symbolic links must not lead out of the storage folder either.
+  let real: string;
+  let info: Stats;
+  try {
+    const realRoot = await realpath(root);
+    real = await realpath(candidate);
+    if (!real.startsWith(realRoot + sep)) return notFound(res);
+    info = await stat(real);
+  } catch {
+    return notFound(res);
+  }
+  if (!info.isFile()) return notFound(res);
+
+  const ext = real.slice(real.lastIndexOf('.') + 1).toLowerCase();
+  const type = STORAGE_TYPES[ext] ?? 'application/octet-stream';
+  const etag = `"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
+  const headers: Record<string, string> = {
+    'content-type': type,
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'public, max-age=31536000, immutable',
+    etag,
+    'last-modified': info.mtime.toUTCString(),
+    'accept-ranges': 'bytes',
+  };
+  if (!servedInline(type)) {
+    headers['content-disposition'] = 'attachment';
+    headers['content-security-policy'] = 'sandbox';
+  }
+  const inm = req.headers['if-none-match'];
+  if (inm && inm.split(',').some((v) => v.trim().replace(/^W\//, '') === etag)) {
+    res.writeHead(304, { etag, 'cache-control': headers['cache-control']! });
+    res.end();
+    return;
+  }
+
+  let start = 0;
+  let end = info.size - 1;
+  let status = 200;
+  const range = req.headers.range;
+  const ifRange = req.headers['if-range'];
+  if (range && (!ifRange || ifRange === etag) && info.size > 0) {
+    const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
+    if (m && (m[1] || m[2])) {
+      if (m[1]) {
+        start = Number(m[1]);
+        end = m[2] ? Math.min(Number(m[2]), info.size - 1) : info.size - 1;
+      } else {
+        start = Math.max(0, info.size - Number(m[2]));
+      }
+      if (start > end || start >= info.size) {
+        res.writeHead(416, { 'content-range': `bytes */${info.size}`, 'x-content-type-options': 'nosniff' });
+        res.end();
+        return;
+      }
+      status = 206;
+      headers['content-range'] = `bytes ${start}-${end}/${info.size}`;
+    }
+  }
+  headers['content-length'] = String(info.size === 0 ? 0 : end - start + 1);
+  res.writeHead(status, headers);
+  if (req.method === 'HEAD' || info.size === 0) { res.end(); return; }
+  const stream = createReadStream(real, { start, end });
+  stream.on('error', () => res.destroy());
+  res.on('close', () => stream.destroy());
+  stream.pipe(res);
+}
