@@ -4,7 +4,7 @@ import { useEffect, useState, type FormEvent, type ReactElement } from 'react';
 import type { z } from 'zod';
 import { ApiError, request } from '../../lib/client/api';
 import { rememberUser } from '../../lib/client/stores/user';
-import { LoginInput, RegisterInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
+import { LoginInput, RegisterInput, RetrievePasswordInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
 import ClickCaptcha from './ClickCaptcha';
 
 export interface LoginFormProps {
@@ -13,7 +13,7 @@ export interface LoginFormProps {
   messages: Record<string, string>;
   captchaSwitch: boolean;
   outbox: boolean;
-  initialTab: 'login' | 'register';
+  initialTab: 'login' | 'register' | 'retrieve';
   redirectTo: string;
 }
 
@@ -37,7 +37,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   const m = props.messages;
   const t = (key: string, values?: Record<string, string | number>): string =>
     (m[key] ?? key).replace(/\{(\w+)\}/g, (_, k: string) => String(values?.[k] ?? `{${k}}`));
-  const [tab, setTab] = useState<'login' | 'register'>(props.initialTab);
+  const [tab, setTab] = useState<'login' | 'register' | 'retrieve'>(props.initialTab);
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
@@ -77,16 +77,19 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   };
 
   const sendCode = async (captcha?: { id: string; info: string }): Promise<void> => {
+    // Sign-up sends to the new address; a password reset to the account's own.
     const isEmail = reg.registerType === 'email';
-    const check = (isEmail ? emailSchema : mobileSchema).safeParse(isEmail ? reg.email : reg.mobile);
+    const address = isEmail ? reg.email : reg.mobile;
+    const event = tab === 'retrieve' ? 'user_retrieve_pwd' : 'user_register';
+    const check = (isEmail ? emailSchema : mobileSchema).safeParse(address);
     if (!check.success) return setErrors({ [reg.registerType]: m[check.error.issues[0]?.message ?? ''] ?? '' });
     if (!captcha) return setPending({ purpose: 'code', id: newCaptchaId() });
     setBusy(true);
     try {
       const path = isEmail ? '/api/ems/send' : '/api/sms/send';
       const data = isEmail
-        ? { email: reg.email, event: 'user_register', captchaId: captcha.id, captchaInfo: captcha.info }
-        : { mobile: reg.mobile, template_code: 'user_register', captchaId: captcha.id, captchaInfo: captcha.info };
+        ? { email: address, event, captchaId: captcha.id, captchaInfo: captcha.info }
+        : { mobile: address, template_code: event, captchaId: captcha.id, captchaInfo: captcha.info };
       await request(path, { data, showSuccessMessage: true });
       setErrors({});
       setCountdown(60);
@@ -115,10 +118,30 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
     }
   };
 
+  const submitRetrieve = async (): Promise<void> => {
+    const body = { type: reg.registerType, account: reg.registerType === 'email' ? reg.email : reg.mobile, captcha: reg.captcha, password: reg.password };
+    const parsed = RetrievePasswordInput.safeParse(body);
+    if (!parsed.success) {
+      const fields = fieldErrorsOf(parsed.error, m);
+      if (fields.account) fields[reg.registerType] = fields.account;
+      return setErrors(fields);
+    }
+    setBusy(true);
+    try {
+      await request('/api/account/retrievePassword', { data: body, showSuccessMessage: true });
+      setReg({ ...reg, password: '', captcha: '' });
+      setTab('login');
+    } catch (err) {
+      serverErrors(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const onSubmit = (e: FormEvent): void => {
     e.preventDefault();
     setErrors({});
-    void (tab === 'login' ? submitLogin() : submitRegister());
+    void (tab === 'login' ? submitLogin() : tab === 'register' ? submitRegister() : submitRetrieve());
   };
 
   const field = (name: string, label: string, input: ReactElement): ReactElement => (
@@ -133,10 +156,10 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   return (
     <div className="login-form">
       <div className="tabs" role="tablist">
-        {(['login', 'register'] as const).map((name) => (
+        {(tab === 'retrieve' ? (['login', 'retrieve'] as const) : (['login', 'register'] as const)).map((name) => (
           <button key={name} type="button" role="tab" aria-selected={tab === name} className={tab === name ? 'tab active' : 'tab'}
             onClick={() => { setTab(name); setErrors({}); }}>
-            {t(name === 'login' ? 'user.login.tabLogin' : 'user.login.tabRegister')}
+            {t(name === 'login' ? 'user.login.tabLogin' : name === 'register' ? 'user.login.tabRegister' : 'user.login.tabRetrieve')}
           </button>
         ))}
       </div>
@@ -148,11 +171,12 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
             <label className="check"><input type="checkbox" checked={login.keep} onChange={(e) => setLogin({ ...login, keep: e.target.checked })} /> {t('user.login.keep')}</label>
             {errors.captcha && <p className="field-error" role="alert">{errors.captcha}</p>}
             <button className="btn btn-primary wide" type="submit" disabled={busy}>{t('user.login.submit')}</button>
+            <p className="small"><button type="button" className="link-btn" onClick={() => { setTab('retrieve'); setErrors({}); }}>{t('user.login.forgot')}</button></p>
           </>
         ) : (
           <>
-            {field('username', t('user.login.username'), <input name="username" autoComplete="username" value={reg.username} {...described('username')} onChange={(e) => setReg({ ...reg, username: e.target.value })} />)}
-            {field('password', t('user.login.password'), <input name="password" type="password" autoComplete="new-password" value={reg.password} {...described('password')} onChange={(e) => setReg({ ...reg, password: e.target.value })} />)}
+            {tab === 'register' && field('username', t('user.login.username'), <input name="username" autoComplete="username" value={reg.username} {...described('username')} onChange={(e) => setReg({ ...reg, username: e.target.value })} />)}
+            {field('password', t(tab === 'retrieve' ? 'user.password.new' : 'user.login.password'), <input name="password" type="password" autoComplete="new-password" value={reg.password} {...described('password')} onChange={(e) => setReg({ ...reg, password: e.target.value })} />)}
             <fieldset className="field">
               <legend>{t('user.login.registerBy')}</legend>
               {(['email', 'mobile'] as const).map((kind) => (
@@ -169,7 +193,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
               </button>
             </div>
             {props.outbox && <p className="muted small">{t('user.login.outbox')}</p>}
-            <button className="btn btn-primary wide" type="submit" disabled={busy}>{t('user.login.registerSubmit')}</button>
+            <button className="btn btn-primary wide" type="submit" disabled={busy}>{t(tab === 'retrieve' ? 'user.login.resetSubmit' : 'user.login.registerSubmit')}</button>
           </>
         )}
       </form>
