@@ -1,12 +1,12 @@
 import type { APIContext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
-import { clientIp, REFRESH_COOKIE, SESSION_COOKIE } from './lib/server/request-context';
+import { REFRESH_COOKIE, SESSION_COOKIE } from './lib/server/request-context';
 import { RefreshRaceError, refreshSession, resolveAccessToken, type Resolved } from './lib/server/auth/sessions';
 import { clearSessionCookie, setSessionCookies } from './lib/server/auth/guard';
 import { Code } from './lib/shared/codes';
 import { assertRouteMiddleware, matchRoute } from './lib/shared/routes';
 import { normalizeApiPath } from './lib/shared/hosts';
-import { apiLocale, envelope, errorResponse } from './lib/server/http';
+import { apiLocale, envelope, errorResponse, rateLimitReply, requestIp } from './lib/server/http';
 import { translator } from './lib/i18n';
 import { requestBasics } from './lib/server/request-context';
 import { ROUTE_MIDDLEWARE } from './lib/server/route-middleware';
@@ -36,16 +36,12 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
     // Controllers are case-insensitive (`/api/Cos/callback`); the server lower-cases them, `astro dev` here.
     const normal = normalizeApiPath(url.pathname);
     if (normal !== url.pathname) return ctx.rewrite(normal + url.search);
-    const ip = clientIp(ctx.request, ctx.clientAddress, locals.runtime.config.trustProxy);
     // A session carried by cookie must come from our own pages for anything that changes state.
     if (locals.session?.viaCookie && !SAFE_METHODS.has(request.method) && !sameSite(request, locals.runtime.config.siteDomain)) {
       return envelope({ code: Code.error, msg: translator(locals.apiLocale, 'api')('api.forbiddenOrigin'), data: null }, 403);
     }
-    const limit = await locals.runtime.limiter.hit(`api:${ip}`, locals.runtime.config.apiRateLimit, 60);
-    if (!limit.allowed) {
-      const t = translator(locals.apiLocale, 'api');
-      return envelope({ code: Code.error, msg: t('api.rateLimited', { seconds: limit.retryAfter }), data: null }, 429, { 'retry-after': String(limit.retryAfter) });
-    }
+    const limited = await rateLimitReply(ctx, `api:${requestIp(ctx)}`, locals.runtime.config.apiRateLimit, 60);
+    if (limited) return limited;
     let response: Response;
     try {
       response = await next();

@@ -2,6 +2,7 @@ import type { APIContext, APIRoute } from 'astro';
 import { z } from 'zod';
 import { Code, type Envelope } from '../shared/codes';
 import { lookup, translateAny, translator, type AnyKey, type Locale } from '../i18n';
+import { clientIp } from './request-context';
 
 
 /** The one error services throw: a message key, optional field errors, and the envelope code. */
@@ -126,4 +127,17 @@ export function api(handler: (ctx: APIContext) => Promise<Response>): APIRoute {
       return errorResponse(err, ctx.locals.apiLocale, ctx.locals.requestId, ctx.locals.runtime.log.error);
     }
   };
+}
+
+/** The caller's address (the first X-Forwarded-For entry behind a trusted proxy). */
+export function requestIp(ctx: APIContext): string {
+  return clientIp(ctx.request, ctx.clientAddress, ctx.locals.runtime.config.trustProxy);
+}
+
+/** Counts one hit on `key`; over `limit` per window it returns the HTTP 429 reply, else null. */
+export async function rateLimitReply(ctx: APIContext, key: string, limit: number, windowSeconds: number): Promise<Response | null> {
+  const result = await ctx.locals.runtime.limiter.hit(key, limit, windowSeconds);
+  if (result.allowed) return null;
+  const msg = translator(ctx.locals.apiLocale, 'api')('api.rateLimited', { seconds: result.retryAfter });
+  return envelope({ code: Code.error, msg, data: null }, 429, { 'retry-after': String(result.retryAfter) });
 }

@@ -1,8 +1,7 @@
 import type { APIContext } from 'astro';
 import { z } from 'zod';
-import { AppError, ok, readInput } from '../http';
+import { AppError, ok, readInput, requestIp } from '../http';
 import { consumeClickCaptcha } from '../captcha/click-captcha';
-import { clientIp } from '../request-context';
 import { CODE_EVENTS, email, mobile } from '../../shared/validation/account';
 import { translateAny } from '../../i18n';
 import { sendCode, type Channel } from './codes';
@@ -21,7 +20,7 @@ export async function handleSendCode(ctx: APIContext, channel: Channel): Promise
   if (result !== 'ok') throw new AppError('account.captchaFailed', { fieldKeys: { captcha: 'account.captchaFailed' } });
   await sendCode(rt, {
     channel, to: input.to, event: input.event, locale: ctx.locals.apiLocale,
-    ip: clientIp(ctx.request, ctx.clientAddress, rt.config.trustProxy), userId: ctx.locals.session?.row.id ?? null,
+    ip: requestIp(ctx), userId: ctx.locals.session?.row.id ?? null,
   });
   return ok(null, translateAny(ctx.locals.apiLocale, 'account.codeSent'));
 }

@@ -1,4 +1,4 @@
-import { api, AppError, ok, parseInput, readRaw } from '../../../lib/server/http';
+import { api, AppError, ok, parseInput, readRaw, requestIp } from '../../../lib/server/http';
 import { requireVisitor } from '../../../lib/server/auth/guard';
 import { createUser, login } from '../../../lib/server/account/users';
 import { verifyCode } from '../../../lib/server/account/codes';
@@ -7,7 +7,6 @@ import { startSession } from '../../../lib/server/auth/sessions';
 import { consumeClickCaptcha } from '../../../lib/server/captcha/click-captcha';
 import { LoginInput, RegisterInput } from '../../../lib/shared/validation/account';
 import { translateAny } from '../../../lib/i18n';
-import { clientIp } from '../../../lib/server/request-context';
 
 async function memberCenterOpen(ctx: Parameters<Parameters<typeof api>[0]>[0]): Promise<void> {
   if ((await ctx.locals.runtime.site.get('open_member_center', '1')) !== '1') throw new AppError('account.memberCenterClosed');
@@ -32,7 +31,7 @@ export const POST = api(async (ctx) => {
   const raw = await readRaw(ctx);
   const tab = (raw as { tab?: unknown } | null)?.tab;
   const rt = ctx.locals.runtime;
-  const ip = clientIp(ctx.request, ctx.clientAddress, rt.config.trustProxy);
+  const ip = requestIp(ctx);
   const locale = ctx.locals.apiLocale;
 
   if (tab === 'login') {
