@@ -255,3 +255,23 @@ describe('password reset and new bindings', () => {
     expect(res.json().code).toBe(401);
   });
 });
+
+describe('member-center shell', () => {
+  it('embeds only allowed origins in iframe menus', async () => {
+    const s = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    const page = (u: string) => raw(server.url, `/user/iframe/${encodeURIComponent(u)}`, { headers: { cookie: s.cookie } });
+    expect((await page('https://evil.example/phish')).status).toBe(404);
+    await server.runtime.site.set('user_iframe_allow', 'https://docs.example.com');
+    const ok = await page('https://docs.example.com/guide');
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('src="https://docs.example.com/guide"');
+    expect((await page('javascript:alert(1)')).status).toBe(404);
+  });
+
+  it('sends /user to the first menu entry', async () => {
+    const s = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    const res = await raw(server.url, '/user', { headers: { cookie: s.cookie } });
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/user/account/overview');
+  });
+});

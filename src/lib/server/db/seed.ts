@@ -28,6 +28,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'open_member_center', group: 'basics', title: 'Member center open', type: 'switch', value: '1' },
   { name: 'open_source_star_dialog', group: 'basics', title: 'Open-source star dialog', type: 'switch', value: '0' },
   { name: 'open_source_star_url', group: 'basics', title: 'Repository the star dialog links to', type: 'string', value: '' },
+  { name: 'user_iframe_allow', group: 'user', title: 'Origins member-center iframe menus may embed', type: 'string', value: '', tip: 'Comma-separated, e.g. https://docs.example.com' },
   { name: 'sign_in_score', group: 'user', title: 'Points for a daily check-in', type: 'number', value: '10' },
   { name: 'user_login_captcha', group: 'user', title: 'Captcha at login', type: 'switch', value: '1' },
   { name: 'upload_mode', group: 'upload', title: 'Upload mode', type: 'string', value: 'local' },
