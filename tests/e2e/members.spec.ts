@@ -1,5 +1,6 @@
 // A member's life: sign up with captcha and e-mail code, use the member center, leave.
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL) to read the captcha's answer.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -18,11 +19,18 @@ async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
   }
 }
 
-/** Clicks the captcha's targets where the newest captcha in the database says they are. */
-async function solveCaptcha(page: Page): Promise<void> {
+/**
+ * Does what opens the captcha, then clicks its targets where the database says they are. The
+ * captcha is found by the id the page asked for, so tests running side by side do not mix them up.
+ */
+async function solveCaptcha(page: Page, open: () => Promise<void>): Promise<void> {
+  const asked = page.waitForRequest(/\/api\/common\/clickCaptcha\?id=/);
+  await open();
+  const id = new URL((await asked).url()).searchParams.get('id')!;
   const image = page.locator('.click-captcha img');
   await expect(image).toBeVisible();
-  const [row] = await query<{ captcha: string }>('select captcha from captcha where captcha <> \'\' order by create_time desc limit 1');
+  const key = createHash('sha256').update(`click:${id}`).digest('hex');
+  const [row] = await query<{ captcha: string }>('select captcha from captcha where key = $1', [key]);
   const stored = JSON.parse(row!.captcha) as { text: { x: number; y: number; width: number; height: number }[]; width: number; height: number };
   const box = (await image.boundingBox())!;
   for (const target of stored.text) {
@@ -43,8 +51,7 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await page.getByLabel('账户名', { exact: true }).fill(name);
   await page.getByLabel('密码').fill('firstpass1');
   await page.getByRole('textbox', { name: '邮箱' }).fill(address);
-  await page.getByRole('button', { name: '获取验证码' }).click();
-  await solveCaptcha(page);
+  await solveCaptcha(page, () => page.getByRole('button', { name: '获取验证码' }).click());
   await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: 10_000 });
   await page.getByLabel('验证码').fill(latestCode(address));
   await page.getByRole('button', { name: '注册', exact: true }).click();
@@ -73,8 +80,7 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await second.goto('/user/login');
   await second.getByLabel('账户名 / 邮箱 / 手机号').fill(name);
   await second.getByLabel('密码').fill('firstpass1');
-  await second.getByRole('button', { name: '登录', exact: true }).last().click();
-  await solveCaptcha(second);
+  await solveCaptcha(second, () => second.getByRole('button', { name: '登录', exact: true }).last().click());
   await expect(second).toHaveURL(/\/user\/account\/overview$/);
 
   await page.goto('/user/account/changePassword');

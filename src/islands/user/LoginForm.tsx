@@ -1,11 +1,12 @@
 // The login and sign-up form of /user/login. Validation uses the same schemas as the API, so both
 // say the same thing; field errors from the server appear beside their fields.
-import { useEffect, useState, type FormEvent, type ReactElement } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import type { z } from 'zod';
 import { ApiError, request } from '../../lib/client/api';
 import { rememberUser } from '../../lib/client/stores/user';
 import { LoginInput, RegisterInput, RetrievePasswordInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
 import ClickCaptcha from './ClickCaptcha';
+import { typedBeforeHydration } from './form-helpers';
 
 export interface LoginFormProps {
   locale: 'zh-cn' | 'en';
@@ -44,6 +45,12 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   const [countdown, setCountdown] = useState(0);
   const [login, setLogin] = useState({ username: '', password: '', keep: true });
   const [reg, setReg] = useState({ username: '', password: '', registerType: 'email' as 'email' | 'mobile', email: '', mobile: '', captcha: '' });
+
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    setLogin((v) => typedBeforeHydration(formRef.current, v));
+    setReg((v) => typedBeforeHydration(formRef.current, v));
+  }, []);
 
   useEffect(() => {
     if (countdown <= 0) return undefined;
@@ -163,7 +170,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
           </button>
         ))}
       </div>
-      <form onSubmit={onSubmit} noValidate>
+      <form ref={formRef} onSubmit={onSubmit} noValidate>
         {tab === 'login' ? (
           <>
             {field('username', t('user.login.account'), <input name="username" autoComplete="username" value={login.username} {...described('username')} onChange={(e) => setLogin({ ...login, username: e.target.value })} />)}

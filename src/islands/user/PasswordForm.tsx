@@ -1,14 +1,16 @@
 // Change password: the other sessions end on the server; this one stays.
-import { useState, type FormEvent, type ReactElement } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { ChangePasswordInput } from '../../lib/shared/validation/account';
-import { serverFields, translate, zodFields, type Fields, type Messages } from './form-helpers';
+import { serverFields, translate, typedBeforeHydration, zodFields, type Fields, type Messages } from './form-helpers';
 
 export default function PasswordForm({ messages }: { messages: Messages }): ReactElement {
   const t = (k: string): string => translate(messages, k);
   const [values, setValues] = useState({ oldPassword: '', newPassword: '', confirm: '' });
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => { setValues((v) => typedBeforeHydration(formRef.current, v)); }, []);
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
@@ -41,7 +43,7 @@ export default function PasswordForm({ messages }: { messages: Messages }): Reac
   );
 
   return (
-    <form className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+    <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
       {input('oldPassword', t('user.password.old'), 'current-password')}
       {input('newPassword', t('user.password.new'), 'new-password')}
       {input('confirm', t('user.password.confirm'), 'new-password')}

@@ -1,9 +1,9 @@
 // The member's profile: nickname, gender, birthday, motto (and username, unique).
-import { useState, type FormEvent, type ReactElement } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { ProfileInput } from '../../lib/shared/validation/account';
 import { $user } from '../../lib/client/stores/user';
-import { serverFields, translate, zodFields, type Fields, type Messages } from './form-helpers';
+import { serverFields, translate, typedBeforeHydration, zodFields, type Fields, type Messages } from './form-helpers';
 
 export interface ProfileValues {
   username: string;
@@ -18,6 +18,8 @@ export default function ProfileForm({ messages, initial }: { messages: Messages;
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => { setValues((v) => typedBeforeHydration(formRef.current, v)); }, []);
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
@@ -40,7 +42,7 @@ export default function ProfileForm({ messages, initial }: { messages: Messages;
   const aria = (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': `err-${name}` } : {});
 
   return (
-    <form className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+    <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
       <label className="field"><span>{t('user.login.username')}</span>
         <input name="username" value={values.username} {...aria('username')} onChange={(e) => setValues({ ...values, username: e.target.value })} />{error('username')}</label>
       <label className="field"><span>{t('user.profile.nickname')}</span>

@@ -23,3 +23,23 @@ export function zodFields(error: z.ZodError, messages: Messages): Fields {
 export function serverFields(err: unknown): Fields {
   return err instanceof ApiError ? ((err.data as { fields?: Fields } | null)?.fields ?? {}) : {};
 }
+
+/**
+ * What the visitor typed before the island hydrated: React starts from its initial state and would
+ * otherwise wipe those characters on the first render. Text inputs only, read by `name`.
+ */
+export function typedBeforeHydration<T extends object>(form: HTMLFormElement | null, values: T): T {
+  if (!form) return values;
+  const current = values as Record<string, unknown>;
+  const next: Record<string, unknown> = { ...current };
+  let changed = false;
+  for (const el of Array.from(form.elements)) {
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) || !el.name || !(el.name in current)) continue;
+    if (el instanceof HTMLInputElement && (el.type === 'radio' || el.type === 'checkbox')) continue;
+    if (typeof current[el.name] === 'string' && el.value !== current[el.name]) {
+      next[el.name] = el.value;
+      changed = true;
+    }
+  }
+  return changed ? (next as T) : values;
+}
