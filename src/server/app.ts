@@ -19,29 +19,65 @@ const SECURITY_HEADERS: Record<string, string> = {
   'x-frame-options': 'SAMEORIGIN',
 };
 
-function sendBuffer(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, variants: { body: Buffer; br?: Buffer | null; gzip?: Buffer | null }, etag: string): void {
-  if (req.headers['if-none-match'] === etag) {
-    res.writeHead(304, { etag, 'cache-control': headers['cache-control'] ?? 'no-cache', vary: headers.vary ?? 'Accept-Encoding' });
+/** A response ready to write: headers and body per encoding, computed once per file or page. */
+interface Prepared {
+  status: number;
+  etag: string;
+  notModified: Record<string, string>;
+  identity: { headers: Record<string, string | number>; body: Buffer };
+  br: { headers: Record<string, string | number>; body: Buffer } | null;
+  gzip: { headers: Record<string, string | number>; body: Buffer } | null;
+}
+
+function prepare(status: number, headers: Record<string, string>, variants: { body: Buffer; br?: Buffer | null; gzip?: Buffer | null }, etag: string): Prepared {
+  const base: Record<string, string> = { ...headers, etag };
+  delete base['content-encoding'];
+  delete base['content-length'];
+  if ((variants.br || variants.gzip) && !/accept-encoding/i.test(base.vary ?? '')) base.vary = base.vary ? `${base.vary}, Accept-Encoding` : 'Accept-Encoding';
+  const variant = (body: Buffer, encoding?: string) => ({ headers: { ...base, ...(encoding ? { 'content-encoding': encoding } : {}), 'content-length': body.length }, body });
+  return {
+    status,
+    etag,
+    notModified: { etag, 'cache-control': base['cache-control'] ?? 'no-cache', vary: base.vary ?? 'Accept-Encoding' },
+    identity: variant(variants.body),
+    br: variants.br ? variant(variants.br, 'br') : null,
+    gzip: variants.gzip ? variant(variants.gzip, 'gzip') : null,
+  };
+}
+
+/** The hot path of cached pages and static files: a lookup and one write, nothing allocated per request but the reply. */
+function sendPrepared(req: IncomingMessage, res: ServerResponse, p: Prepared): void {
+  if (req.headers['if-none-match'] === p.etag) {
+    res.writeHead(304, p.notModified);
     res.end();
     return;
   }
-  const available = (['br', 'gzip'] as const).filter((e) => variants[e]);
-  const encoding = pickEncoding(req.headers['accept-encoding'], available);
-  const body = encoding === 'identity' ? variants.body : (variants[encoding] as Buffer);
-  const out: Record<string, string | number> = { ...headers, etag, 'content-length': body.length };
-  delete out['content-encoding'];
-  if (encoding !== 'identity') out['content-encoding'] = encoding;
-  if (available.length && !/accept-encoding/i.test(String(out.vary ?? ''))) out.vary = out.vary ? `${out.vary}, Accept-Encoding` : 'Accept-Encoding';
-  res.writeHead(status, out);
-  res.end(req.method === 'HEAD' ? undefined : body);
+  const accept = req.headers['accept-encoding'];
+  const encoding = accept ? pickEncoding(accept, p.br && p.gzip ? ['br', 'gzip'] : p.br ? ['br'] : p.gzip ? ['gzip'] : []) : 'identity';
+  const chosen = (encoding !== 'identity' && p[encoding]) || p.identity;
+  res.writeHead(p.status, chosen.headers);
+  res.end(req.method === 'HEAD' ? undefined : chosen.body);
 }
 
+const preparedStatic = new WeakMap<StaticFile, Prepared>();
+const preparedPages = new WeakMap<CachedPage, Prepared>();
+
 function sendStatic(req: IncomingMessage, res: ServerResponse, file: StaticFile): void {
-  sendBuffer(req, res, 200, { 'content-type': file.type, 'cache-control': file.cacheControl, 'x-content-type-options': 'nosniff' }, file, file.etag);
+  let p = preparedStatic.get(file);
+  if (!p) {
+    p = prepare(200, { 'content-type': file.type, 'cache-control': file.cacheControl, 'x-content-type-options': 'nosniff' }, file, file.etag);
+    preparedStatic.set(file, p);
+  }
+  sendPrepared(req, res, p);
 }
 
 function sendCached(req: IncomingMessage, res: ServerResponse, page: CachedPage): void {
-  sendBuffer(req, res, page.status, { ...page.headers, ...SECURITY_HEADERS, 'x-atrium-cache': 'hit' }, page, page.etag);
+  let p = preparedPages.get(page);
+  if (!p) {
+    p = prepare(page.status, { ...page.headers, ...SECURITY_HEADERS, 'x-atrium-cache': 'hit' }, page, page.etag);
+    preparedPages.set(page, p);
+  }
+  sendPrepared(req, res, p);
 }
 
 function sendEnvelope(res: ServerResponse, status: number, code: number, msg: string): void {

@@ -35,15 +35,7 @@ export async function main(): Promise<void> {
   const app = createApp(runtime, handler, join(config.root, 'dist', 'client'));
   const { server } = app;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  log.info(`listening on http://${shown}:${port} (ready in ${Date.now() - started} ms)`);
-
+  // Handlers before listening: a SIGTERM right after start must still close the database.
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -63,6 +55,16 @@ export async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  log.info(`listening on http://${shown}:${port} (ready in ${Date.now() - started} ms)`);
+
 }
 
 main().catch((err: unknown) => {

@@ -6,12 +6,23 @@ const gz = promisify(gzip);
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
-/** Picks the best encoding the client accepts among the ones we have. */
+/** The q-value the client gives an encoding in Accept-Encoding (0 when absent or refused). */
+function quality(accept: string, name: string): number {
+  for (const part of accept.split(',')) {
+    const [token = '', ...params] = part.split(';');
+    if (token.trim() !== name) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q ? Number(q.slice(2)) || 0 : 1;
+  }
+  return 0;
+}
+
+/** Picks the best encoding the client accepts among the ones we have. Runs on every request: no RegExp. */
 export function pickEncoding(acceptEncoding: string | undefined, available: readonly Encoding[] = ['br', 'gzip']): Encoding {
-  const accept = (acceptEncoding ?? '').toLowerCase();
-  const accepts = (name: string): boolean => new RegExp(`(?:^|,)\\s*${name}\\s*(?:;\\s*q=(?!0(?:\\.0*)?\\s*(?:,|$))[\\d.]+)?\\s*(?:,|$)`).test(accept);
-  if (available.includes('br') && accepts('br')) return 'br';
-  if (available.includes('gzip') && accepts('gzip')) return 'gzip';
+  if (!acceptEncoding) return 'identity';
+  const accept = acceptEncoding.toLowerCase();
+  if (available.includes('br') && quality(accept, 'br') > 0) return 'br';
+  if (available.includes('gzip') && quality(accept, 'gzip') > 0) return 'gzip';
   return 'identity';
 }
 
