@@ -95,7 +95,7 @@ export async function bytes(ctx) {
       if (hits.length) frameworkFiles.push({ name: path, hits });
       if (/\.m?js$/.test(path)) {
         const { statics, dynamics } = jsImports(text);
-        for (const s of statics) queue.push({ url: new URL(s, url).href, kind: `import (${basename(path).slice(0, 24)}…)` });
+        for (const s of statics) queue.push({ url: new URL(s, url).href, kind: `import (${basename(path).split('.')[0]})` });
         for (const d of dynamics) lazy.add(new URL(d, url).pathname);
       }
     }

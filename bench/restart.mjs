@@ -16,30 +16,24 @@ async function timedStart(dataDir) {
   // startAtrium resolves on the "listening" log line; polling /healthz from the same spawn
   // instant in parallel gives the externally visible figure.
   const port = await freePort();
-  let server;
+  let server = null;
+  let failed = null;
   const t0 = performance.now();
-  const starting = startAtrium({ dataDir, port }).then((s) => (server = s));
+  // Settled handlers attached at once: a start that fails while we poll must not go unhandled.
+  const starting = startAtrium({ dataDir, port }).then((s) => { server = s; }, (err) => { failed = err; });
   let healthzMs = null;
-  try {
-    for (let i = 0; i < GIVE_UP_MS / POLL_MS; i++) {
-      const tick = performance.now();
-      try {
-        const r = await get(`http://${HOST}:${port}/healthz`, {}, 1000);
-        if (r.status === 200) {
-          healthzMs = performance.now() - t0;
-          break;
-        }
-      } catch {
-        /* not listening yet */
-      }
-      await sleep(Math.max(0, POLL_MS - (performance.now() - tick)));
+  for (let i = 0; i < GIVE_UP_MS / POLL_MS && !failed; i++) {
+    const tick = performance.now();
+    const r = await get(`http://${HOST}:${port}/healthz`, {}, 1000).catch(() => null); // null: not listening yet
+    if (r?.status === 200) {
+      healthzMs = performance.now() - t0;
+      break;
     }
-    await starting;
-  } catch (err) {
-    if (server) await stopAtrium(server);
-    throw err;
+    await sleep(Math.max(0, POLL_MS - (performance.now() - tick)));
   }
-  await stopAtrium(server);
+  await starting;
+  if (server) await stopAtrium(server);
+  if (failed) throw failed;
   if (healthzMs === null) throw new Error(`/healthz did not answer 200 within ${GIVE_UP_MS} ms`);
   return { healthzMs, readyInMs: server.readyInMs, logLineMs: server.logLineMs };
 }

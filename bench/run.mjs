@@ -2,22 +2,26 @@
 //   1. serve    a cached anonymous page serves ≥ 40 % of nginx's req/s for the same bytes
 //   2. bytes    the home page ships no framework JavaScript to an anonymous visitor
 //   3. restart  a restart on an existing PGlite database listens within 3 s
+//   4. members  login p95 < 250 ms at 10 concurrent; authenticated index ≥ 60 % of anonymous req/s
 // Usage: npm run bench [-- serve|bytes|restart …] [-- --keep]
-//   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests.
+//   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
+//   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
+//   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
 // Everything runs on 127.0.0.1; scratch files go to bench/.tmp/ (git-ignored) and are removed
 // afterwards unless --keep is given. Exit status: 0 all budgets pass, 1 one fails, 2 an error.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { ROOT, TMP, makeDir } from './lib/common.mjs';
-import { NGINX, WRK, stopAll } from './lib/processes.mjs';
+import { NGINX, WRK, stopAll, interrupted } from './lib/processes.mjs';
 import { loadTool } from './lib/load.mjs';
 import { serve } from './serve.mjs';
 import { bytes } from './bytes.mjs';
 import { restart } from './restart.mjs';
+import { members } from './members.mjs';
 
-const STEPS = { serve, bytes, restart };
+const STEPS = { serve, bytes, restart, members };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
@@ -46,32 +50,47 @@ function ensureBuild() {
   if (r.status !== 0) throw new Error(`build failed (status ${r.status})`);
 }
 
+/** The id scripts/build.mjs gives every build, to notice a rebuild of dist/ in the middle of a run. */
+function buildId() {
+  try {
+    return JSON.parse(readFileSync(join(ROOT, 'dist', 'client', 'build-manifest.json'), 'utf8')).id;
+  } catch {
+    return '?';
+  }
+}
+
 function toolVersion(cmd, flag) {
   const r = spawnSync(cmd, [flag], { encoding: 'utf8' });
   return `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n')[0].trim();
 }
 
 async function main() {
-  const load = { seconds: wholeNumber('BENCH_SECONDS', 10, 1), connections: wholeNumber('BENCH_CONNECTIONS', 50, 1), warmupSeconds: wholeNumber('BENCH_WARMUP', 2, 0) };
+  const load = { seconds: wholeNumber('BENCH_SECONDS', 10, 1), connections: wholeNumber('BENCH_CONNECTIONS', 50, 1), warmupSeconds: wholeNumber('BENCH_WARMUP', 2, 0), rounds: wholeNumber('BENCH_ROUNDS', 1, 1) };
   ensureBuild();
   const runId = `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
   const runDir = makeDir(join(makeDir(TMP), runId));
+  // On 'exit' so that Ctrl-C (which exits from the signal handler) removes it too.
+  if (!keep) process.once('exit', () => rmSync(runDir, { recursive: true, force: true }));
   const ctx = {
     runDir,
     dataDir: makeDir(join(runDir, 'data')),
     hasDatabase: false,
     ...load,
   };
+  const startBuild = buildId();
   const cpu = cpus();
   const env = [
     `date: ${new Date().toISOString()}`,
     `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${process.platform}/${process.arch}`,
+    `load average (1 min) at start: ${loadavg()[0].toFixed(2)}`,
     `node: ${process.version}, NODE_ENV=${process.env.NODE_ENV ?? '(unset)'}`,
     `load tool: ${loadTool()}${existsSync(WRK) ? ` (${toolVersion(WRK, '-v')})` : ' (wrk not installed: apt-get install -y nginx-light wrk)'}`,
     `nginx: ${existsSync(NGINX) ? toolVersion(NGINX, '-v') : 'not installed (apt-get install -y nginx-light wrk)'}`,
-    `build: ${(() => { try { return JSON.parse(readFileSync(join(ROOT, 'dist', 'client', 'build-manifest.json'), 'utf8')).id; } catch { return '?'; } })()}`,
+    `build: ${buildId()}`,
   ];
   console.log(env.map((l) => `[bench] ${l}`).join('\n'));
+  // Every figure here is relative to an idle machine; other work on the 2 cores skews all of them.
+  if (loadavg()[0] > cpu.length / 2) console.log(`[bench] warning: the machine is busy (load ${loadavg()[0].toFixed(2)} on ${cpu.length} cores): figures will be low and noisy`);
 
   const results = [];
   let failed = false;
@@ -82,13 +101,13 @@ async function main() {
     }
   } catch (err) {
     failed = true;
-    console.error(`\n[bench] error: ${err instanceof Error ? err.stack : err}`);
+    if (!interrupted()) console.error(`\n[bench] error: ${err instanceof Error ? err.stack : err}`);
   } finally {
     await stopAll();
-    if (!keep) rmSync(runDir, { recursive: true, force: true });
-    else console.log(`[bench] kept ${runDir}`);
+    if (keep) console.log(`[bench] kept ${runDir}`);
   }
 
+  if (buildId() !== startBuild) console.log(`\n[bench] warning: dist/ was rebuilt during the run (${startBuild} → ${buildId()}): the figures may mix two builds`);
   console.log('\n=== summary ===');
   for (const r of results) console.log(`${r.name.padEnd(8)} ${r.summary}`);
   // A Markdown copy of this run, for pasting into bench/RESULTS.md.

@@ -1,5 +1,6 @@
 // Shared bits of the benchmark: paths, temp folders, free ports, raw HTTP requests and tables.
-import { mkdirSync, chmodSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, chmodSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -72,3 +73,30 @@ export function printTable(head, rows) {
 export const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 export const fmtMs = (n) => `${Math.round(n)} ms`;
 export const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+
+let clockTicks;
+/**
+ * CPU time (ms, user + system) used so far by a process and its direct children (nginx's workers
+ * are children of its master), from /proc. Unlike req/s, CPU per request barely moves when other
+ * work shares the machine, so it shows the servers' own cost. Null where /proc is missing.
+ */
+export function cpuMs(pid) {
+  if (!existsSync(`/proc/${pid}/stat`)) return null;
+  clockTicks ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+  // Fields after the ")" that ends the command name: [1] ppid, [11] utime, [12] stime.
+  const fields = (p) => {
+    try {
+      const s = readFileSync(`/proc/${p}/stat`, 'utf8');
+      return s.slice(s.lastIndexOf(')') + 2).split(' ');
+    } catch {
+      return null; // exited meanwhile
+    }
+  };
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = fields(entry);
+    if (f && (entry === String(pid) || f[1] === String(pid))) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return (ticks * 1000) / clockTicks;
+}

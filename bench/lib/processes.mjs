@@ -42,9 +42,14 @@ export async function stopAll() {
   await Promise.all([...live].map((c) => stop(c, 'SIGTERM', 5000)));
 }
 
+let interruptedBy = null;
+/** The signal that interrupted the bench, if any: errors raised while it unwinds are not news. */
+export const interrupted = () => interruptedBy;
+
 // Ctrl-C / kill: stop our children first, then leave with the conventional status.
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.once(sig, () => {
+    interruptedBy = sig;
     console.error(`\n[bench] ${sig}: stopping ${live.size} child process(es)…`);
     stopAll().finally(() => process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 })[sig]));
   });
@@ -105,7 +110,17 @@ export async function startAtrium({ dataDir, env = {}, port, timeoutMs = 60_000 
   });
   try {
     const r = await ready;
-    return { child, port, url: `http://${HOST}:${port}`, t0, log, ...r };
+    // Atrium logs "listening" a moment before it installs its SIGTERM handler; a SIGTERM in that
+    // window kills it uncleanly (PGlite not closed). One answered /healthz means main() has
+    // finished, so every later stop() is a clean shutdown.
+    const url = `http://${HOST}:${port}`;
+    for (let i = 0; ; i++) {
+      const h = await get(`${url}/healthz`, {}, 2000).catch(() => null);
+      if (h?.status === 200) break;
+      if (i >= 100) throw new Error(`Atrium logged "listening" but /healthz did not answer 200 (last status ${h?.status})`);
+      await sleep(20);
+    }
+    return { child, port, url, t0, log, ...r };
   } catch (err) {
     await stop(child);
     throw err;
@@ -118,8 +133,9 @@ export async function stopAtrium(server) {
   if (code !== 0 || forced) console.error(`[bench] warning: Atrium on port ${server.port} exited with code ${code}, signal ${signal}${forced ? ' (killed after timeout)' : ''}`);
 }
 
-export const NGINX = '/usr/sbin/nginx';
-export const WRK = '/usr/bin/wrk';
+// Debian's paths (apt-get install -y nginx-light wrk); BENCH_NGINX / BENCH_WRK point elsewhere.
+export const NGINX = process.env.BENCH_NGINX || '/usr/sbin/nginx';
+export const WRK = process.env.BENCH_WRK || '/usr/bin/wrk';
 
 /** Which of nginx's temp-path directives this build knows (nginx-light may drop some modules). */
 function nginxTempDirectives() {
@@ -183,4 +199,22 @@ ${temps}
   }
   await stop(child);
   throw new Error(`nginx did not answer on ${url} within 5 s: ${stderr.trim()}`);
+}
+
+/** Starts bench/lib/bare-server.mjs (plain node:http, same bytes) and resolves once it listens. */
+export async function startBare(file) {
+  const port = await freePort();
+  const child = track(process.execPath, [join(ROOT, 'bench', 'lib', 'bare-server.mjs'), file, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const listening = new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => { if (String(d).includes('listening')) resolve(); });
+    child.exited.then(({ code }) => reject(new Error(`bare node:http server exited (code ${code})`)));
+    setTimeout(() => reject(new Error('bare node:http server did not start within 10 s')), 10_000).unref();
+  });
+  try {
+    await listening;
+  } catch (err) {
+    await stop(child);
+    throw err;
+  }
+  return { child, port, url: `http://${HOST}:${port}/` };
 }

@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { deflateSync, crc32 } from 'node:zlib';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { createUser } from '../../src/lib/server/account/users';
@@ -24,6 +24,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
+// Alice uploads more than the per-minute limit in this file.
+beforeEach(async () => {
+  await server.runtime.limiter.reset(`upload:${aliceId}`);
+});
 
 interface FileReply {
   id: number; url: string; full_url: string; name: string; size: number; mimetype: string; sha1: string;
@@ -34,7 +38,7 @@ type Body = { code: number; msg: string; data: { file: FileReply } & Record<stri
 async function upload(opts: { file?: { name: string; type: string; data: Buffer | string }; query?: string; headers?: Record<string, string>; token?: string | null; lang?: string } = {}): Promise<{ status: number; body: Body; headers: Headers }> {
   const form = new FormData();
   form.append('note', 'hello');
-  if (opts.file) form.append('file', new Blob([opts.file.data], { type: opts.file.type }), opts.file.name);
+  if (opts.file) form.append('file', new Blob([typeof opts.file.data === 'string' ? opts.file.data : new Uint8Array(opts.file.data)], { type: opts.file.type }), opts.file.name);
   const headers: Record<string, string> = { 'think-lang': opts.lang ?? 'en', ...opts.headers };
   const t = opts.token === undefined ? token : opts.token;
   if (t) headers['ba-user-token'] = t;
@@ -72,7 +76,6 @@ function png(width: number, height: number, seed = 0): Buffer {
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
 }
 
-const pathOf = (fullUrl: string): string => new URL(`http:${fullUrl}`).pathname;
 
 describe('who may upload', () => {
   it('needs login (303 need login), also with a bad token', async () => {

@@ -174,7 +174,7 @@ describe('multipart parser', () => {
     return { parts, done: p.done };
   };
   it('reads the parts whatever the chunk size', () => {
-    for (const size of [1, 2, 3, 7, 64, body.length]) {
+    for (const size of [1, 2, 3, 7, 36, 37, 38, 39, 40, 64, 100, body.length]) {
       const chunks: Buffer[] = [];
       for (let i = 0; i < body.length; i += size) chunks.push(body.subarray(i, i + size));
       const { parts, done } = parse(chunks);

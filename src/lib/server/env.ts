@@ -19,6 +19,8 @@ export interface ServerConfig {
   pageCacheBytes: number;
   /** Requests per minute one IP may send to /api/*. */
   apiRateLimit: number;
+  /** Login attempts one IP may make in 15 minutes, whatever the account. */
+  loginIpLimit: number;
   /** Seconds the browser waits between checks of the build manifest. */
   deployPollSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -54,6 +56,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     maxBodyBytes: int(env.MAX_BODY_BYTES, 16 * 1024 * 1024, 'MAX_BODY_BYTES'),
     pageCacheBytes: int(env.PAGE_CACHE_MB, 64, 'PAGE_CACHE_MB') * 1024 * 1024,
     apiRateLimit: int(env.API_RATE_LIMIT, 600, 'API_RATE_LIMIT'),
+    loginIpLimit: int(env.LOGIN_IP_LIMIT, 50, 'LOGIN_IP_LIMIT'),
     deployPollSeconds: int(env.DEPLOY_POLL_SECONDS, 60, 'DEPLOY_POLL_SECONDS'),
     logLevel: level as ServerConfig['logLevel'],
     mail: readMailSettings(env, resolve(root, env.DATA_DIR || 'data')),

@@ -12,8 +12,6 @@ export type UserRow = typeof user.$inferSelect;
 /** After this many failed logins an account (known or not) is refused for LOCK_SECONDS. */
 export const LOGIN_RETRY = 10;
 export const LOCK_SECONDS = 3600;
-/** Login attempts one address may make in 15 minutes, whatever the account. */
-export const LOGIN_PER_IP = 50;
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -104,7 +102,7 @@ function takenError(taken: Record<string, string>): AppError {
  * the same work; ten failures lock the account name for an hour, known or not.
  */
 export async function login(rt: Runtime, input: { account: string; password: string; keep: boolean; ip: string }): Promise<{ row: UserRow; session: IssuedSession }> {
-  const perIp = await rt.limiter.hit(`login-ip:${input.ip}`, LOGIN_PER_IP, 900);
+  const perIp = await rt.limiter.hit(`login-ip:${input.ip}`, rt.config.loginIpLimit, 900);
   if (!perIp.allowed) throw new AppError('account.ipLimited', { values: { minutes: Math.ceil(perIp.retryAfter / 60) } });
   const failKey = `login-fail:${input.account.toLowerCase()}`;
   if ((await rt.limiter.count(failKey)) >= LOGIN_RETRY) {
