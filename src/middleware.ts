@@ -113,12 +113,12 @@ async function resolveSession(ctx: APIContext): Promise<void> {
   const value = header || cookie;
   if (!value && !refresh) return;
   const { runtime } = locals;
-  let resolved: Resolved = value ? await resolveAccessToken(runtime.db, runtime.tokenSecret, value) : { state: 'none' };
+  let resolved: Resolved = value ? await resolveAccessToken(runtime.db, runtime.tokenSecret, value, runtime.sessions) : { state: 'none' };
   if (resolved.state !== 'ok' && refresh && request.method === 'GET' && !ctx.url.pathname.startsWith('/api/')) {
     try {
-      const renewed = await refreshSession(runtime.db, runtime.tokenSecret, refresh, cookie);
+      const renewed = await refreshSession(runtime.db, runtime.tokenSecret, refresh, cookie, runtime.sessions);
       setSessionCookies(cookies, renewed.token, renewed.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
-      resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, renewed.token);
+      resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, renewed.token, runtime.sessions);
     } catch (err) {
       // Two tabs renewing at once: the other one already did; this request goes on as a visitor.
       if (!(err instanceof RefreshRaceError)) clearSessionCookie(cookies, runtime.config.siteDomain);

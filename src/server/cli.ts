@@ -105,7 +105,8 @@ async function run(args: string[]): Promise<number> {
         if (!row) return notFound(rest[0]);
         const status = command === 'user:disable' ? 'disable' : 'enable';
         await runtime.db.update(user).set({ status }).where(eq(user.id, row.id));
-        if (status === 'disable') await endOtherSessions(runtime.db, row.id, null);
+        if (status === 'disable') await endOtherSessions(runtime.db, row.id, null, runtime.sessions);
+        await runtime.sessions.forgetUser(row.id);
         await runtime.pageCache.invalidate([`user:${row.id}`]);
         process.stdout.write(`${row.username} is now ${status}d.\n`);
         return 0;
@@ -126,6 +127,7 @@ async function run(args: string[]): Promise<number> {
           const result = command === 'user:money'
             ? await adjustMoney(runtime.db, row.id, Math.round(amount * 100), memo).then((r) => ({ before: formatMoney(r.before), after: formatMoney(r.after) }))
             : await adjustScore(runtime.db, row.id, amount, memo);
+          await runtime.sessions.forgetUser(row.id);
           process.stdout.write(`${row.username}: ${result.before} → ${result.after}\n`);
           return 0;
         } catch {

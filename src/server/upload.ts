@@ -368,7 +368,7 @@ export async function resolveUploadUser(req: IncomingMessage, runtime: Runtime):
   const header = String(req.headers['ba-user-token'] ?? req.headers.bausertoken ?? '');
   const value = header || readCookie(req.headers.cookie, SESSION_COOKIE) || '';
   if (!value) return { user: null, tokenExpired: false };
-  const resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, value);
+  const resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, value, runtime.sessions);
   if (resolved.state === 'ok') return { user: { id: resolved.userId }, tokenExpired: false, viaCookie: !header };
   return { user: null, tokenExpired: resolved.state === 'expired' };
 }

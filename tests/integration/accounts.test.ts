@@ -164,6 +164,8 @@ describe('sessions', () => {
   it('answers 409 for an expired access token', async () => {
     const s = await loginAs(server.url, server.runtime, 'alice', 'secret123');
     await server.runtime.db.execute(sql.raw(`update token set expire_time = 1 where type = 'user'`));
+    // As every code path that changes tokens does: drop the member's cached sessions.
+    await server.runtime.sessions.forgetUser(Number(s.userInfo.id));
     const res = (await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': s.token } })).json();
     expect(res).toMatchObject({ code: 409, data: [] });
   });
@@ -205,6 +207,7 @@ describe('sessions', () => {
     const row = await createUser(server.runtime.db, { username: 'grace', password: 'gracepw1' });
     const s = await loginAs(server.url, server.runtime, 'grace', 'gracepw1');
     await server.runtime.db.execute(sql.raw(`update "user" set status = 'disable' where id = ${row.id}`));
+    await server.runtime.sessions.forgetUser(row.id);
     expect((await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': s.token } })).json().code).toBe(303);
   });
 });

@@ -1,6 +1,6 @@
 import type { APIContext } from 'astro';
 import type { RouteMiddleware } from '../shared/routes';
-import { memberRules, splitRules, type RuleNode } from './site/rules';
+import { splitRules, type RuleNode } from './site/rules';
 
 /** A named route middleware (spec §2): returns a Response to stop the request, nothing to go on. */
 export type RouteGuard = (ctx: APIContext) => Promise<Response | undefined>;
@@ -16,7 +16,7 @@ export const ROUTE_MIDDLEWARE: Record<RouteMiddleware, RouteGuard> = {
   'user-mount': async (ctx) => {
     const session = ctx.locals.session;
     if (!session) return undefined;
-    ctx.locals.memberCenter = splitRules(await memberRules(ctx.locals.runtime.db, ctx.locals.locale, session.row.groupId));
+    ctx.locals.memberCenter = splitRules(await ctx.locals.runtime.rules.forGroup(session.row.groupId, ctx.locals.locale));
     return undefined;
   },
   /** Sends visitors to the login page, remembering where they wanted to go. */

@@ -8,6 +8,8 @@ import { createLogger, type Logger } from './log';
 import { PageCache } from './page-cache';
 import { createMemoryLimiter, createRedisLimiter, type RateLimiter } from './rate-limit';
 import { ConfigStore } from './site/config';
+import { RulesCache } from './site/rules';
+import { SessionCache } from './auth/session-cache';
 import { createMailer, type Mailer } from './mail/mailer';
 import { tokenSecret } from './auth/secret';
 
@@ -24,6 +26,8 @@ export interface Runtime {
   limiter: RateLimiter;
   pageCache: PageCache;
   site: ConfigStore;
+  rules: RulesCache;
+  sessions: SessionCache;
   mailer: Mailer;
   /** HMAC key of stored tokens, the same on every instance. */
   tokenSecret: string;
@@ -66,13 +70,15 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     closers.unshift(() => bus.close(), () => limiter.close());
     const pageCache = new PageCache(config.pageCacheBytes, bus);
     const site = new ConfigStore(database.db, bus, pageCache);
-    closers.unshift(async () => { site.close(); pageCache.close(); });
+    const rules = new RulesCache(database.db, bus);
+    const sessions = new SessionCache(bus);
+    closers.unshift(async () => { site.close(); pageCache.close(); rules.close(); sessions.close(); });
     const mailer = await createMailer(config.mail, log);
     closers.unshift(async () => mailer.close());
     const secret = await tokenSecret(database.db, config.tokenSecret ?? undefined);
     let closing: Promise<void> | null = null;
     return {
-      config, database, db: database.db, bus, limiter, pageCache, site, mailer, tokenSecret: secret, log,
+      config, database, db: database.db, bus, limiter, pageCache, site, rules, sessions, mailer, tokenSecret: secret, log,
       buildId: readBuildId(config.root),
       close: () => (closing ??= (async () => {
         for (const close of closers) await close().catch((err: unknown) => log.error('close failed', { err: String(err) }));

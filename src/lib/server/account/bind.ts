@@ -17,7 +17,7 @@ export async function retrievePassword(rt: Runtime, channel: Channel, account: s
   const row = await findByAccount(rt.db, account);
   if (!row) throw new AppError(channel === 'email' ? 'account.emailUnknown' : 'account.mobileUnknown');
   await rt.db.update(user).set({ password: await hashPassword(password), loginFailure: 0, updateTime: now() }).where(eq(user.id, row.id));
-  await endOtherSessions(rt.db, row.id, null);
+  await endOtherSessions(rt.db, row.id, null, rt.sessions);
 }
 
 /** Proves the member still owns the current e-mail or mobile: a short-lived pass token for changeBind. */
@@ -49,5 +49,6 @@ export async function changeBind(rt: Runtime, member: UserRow, channel: Channel,
   if (Object.keys(taken).length) throw new AppError(Object.values(taken)[0] as never, { fieldKeys: taken });
   await verifyCode(rt, channel, value, channel === 'email' ? 'user_change_email' : 'user_change_mobile', code);
   await rt.db.update(user).set({ [channel]: value, updateTime: now() }).where(eq(user.id, member.id));
+  await rt.sessions.forgetUser(member.id);
   if (passHash) await rt.db.delete(token).where(eq(token.token, passHash));
 }

@@ -25,5 +25,6 @@ export async function updateProfile(rt: Runtime, member: UserRow, input: z.outpu
     updateTime: Math.floor(Date.now() / 1000),
   }).where(eq(user.id, member.id)).returning();
   await rt.pageCache.invalidate([`user:${member.id}`]);
+  await rt.sessions.forgetUser(member.id);
   return row!;
 }

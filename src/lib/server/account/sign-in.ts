@@ -32,7 +32,7 @@ export async function signInStatus(rt: Runtime, userId: number): Promise<SignInS
  */
 export async function signIn(rt: Runtime, userId: number): Promise<{ added: boolean; streak: number; score: number }> {
   const { today, yesterday, reward } = await context(rt);
-  return rt.db.transaction(async (tx) => {
+  const result = await rt.db.transaction(async (tx) => {
     const [prev] = await tx.select().from(userSignIn).where(and(eq(userSignIn.userId, userId), eq(userSignIn.day, yesterday)));
     const streak = (prev?.streak ?? 0) + 1;
     const inserted = await tx.insert(userSignIn).values({ userId, day: today, streak, score: reward, createTime: Math.floor(Date.now() / 1000) })
@@ -44,4 +44,6 @@ export async function signIn(rt: Runtime, userId: number): Promise<{ added: bool
     if (reward > 0) await adjustScore(tx, userId, reward, `Daily check-in ${today}`);
     return { added: true, streak, score: reward };
   });
+  if (result.added) await rt.sessions.forgetUser(userId);
+  return result;
 }

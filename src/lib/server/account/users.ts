@@ -128,5 +128,5 @@ export async function changePassword(rt: Runtime, userId: number, family: string
   const row = await findById(rt.db, userId);
   if (!row || !(await verifyPassword(oldPassword, row.password))) throw new AppError('account.wrongOldPassword', { fieldKeys: { oldPassword: 'account.wrongOldPassword' } });
   await rt.db.update(user).set({ password: await hashPassword(newPassword), updateTime: now() }).where(and(eq(user.id, userId)));
-  await endOtherSessions(rt.db, userId, family);
+  await endOtherSessions(rt.db, userId, family, rt.sessions);
 }

@@ -86,3 +86,48 @@ export async function memberRules(db: Db, locale: Locale, groupId: number): Prom
   const ids = group.rules.trim() === '*' ? '*' : group.rules.split(',').map(Number).filter(Number.isInteger);
   return enabledRules(db, locale, ids);
 }
+
+const RULES_CHANNEL = 'rules:changed';
+
+/**
+ * Rule trees by group and locale, kept in memory: every member page and index call needs one and
+ * they change only when an operator edits rules or groups. `invalidate()` drops them here and, via
+ * the bus, on every other instance.
+ */
+export class RulesCache {
+  readonly #trees = new Map<string, Promise<RuleNode[]>>();
+  readonly #unsubscribe: () => void;
+
+  constructor(private readonly db: Db, private readonly bus: import('../bus').Bus) {
+    this.#unsubscribe = bus.subscribe(RULES_CHANNEL, () => this.#trees.clear());
+  }
+
+  /** The tree of a member group (`memberRules`). */
+  forGroup(groupId: number, locale: Locale): Promise<RuleNode[]> {
+    return this.#get(`g${groupId}:${locale}`, () => memberRules(this.db, locale, groupId));
+  }
+
+  /** The tree a visitor may use (`anonymousRules`). */
+  forVisitor(locale: Locale): Promise<RuleNode[]> {
+    return this.#get(`v:${locale}`, () => anonymousRules(this.db, locale));
+  }
+
+  async invalidate(): Promise<void> {
+    this.#trees.clear();
+    await this.bus.publish(RULES_CHANNEL, {});
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    this.#trees.clear();
+  }
+
+  #get(key: string, load: () => Promise<RuleNode[]>): Promise<RuleNode[]> {
+    let tree = this.#trees.get(key);
+    if (!tree) {
+      tree = load().catch((err: unknown) => { this.#trees.delete(key); throw err; });
+      this.#trees.set(key, tree);
+    }
+    return tree;
+  }
+}

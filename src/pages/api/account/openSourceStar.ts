@@ -13,5 +13,6 @@ export const POST = api(async (ctx) => {
   await ctx.locals.runtime.db.update(user)
     .set({ showOpenSourceStarTime: Math.floor(Date.now() / 1000), ...(starred ? { isUserOpenSourceStar: 1 } : {}) })
     .where(eq(user.id, member.id));
+  await ctx.locals.runtime.sessions.forgetUser(member.id);
   return ok(null);
 });

@@ -15,7 +15,7 @@ export const POST = api(async (ctx) => {
   const { runtime } = ctx.locals;
   const refresh = input.refreshToken || input.refresh_token || ctx.cookies.get(REFRESH_COOKIE)?.value || '';
   const access = ctx.request.headers.get('ba-user-token') || ctx.cookies.get(SESSION_COOKIE)?.value || '';
-  const next = await refreshSession(runtime.db, runtime.tokenSecret, refresh, access);
+  const next = await refreshSession(runtime.db, runtime.tokenSecret, refresh, access, runtime.sessions);
   setSessionCookies(ctx.cookies, next.token, next.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
   return ok({ type: 'user-refresh', token: next.token, refresh_token: next.refreshToken });
 });

@@ -13,7 +13,7 @@ export const POST = api(async (ctx) => {
   const { runtime } = ctx.locals;
   const access = ctx.request.headers.get('ba-user-token') || ctx.cookies.get(SESSION_COOKIE)?.value || '';
   const refresh = input.refreshToken || input.refresh_token || ctx.cookies.get(REFRESH_COOKIE)?.value || '';
-  await endSession(runtime.db, runtime.tokenSecret, access, refresh);
+  await endSession(runtime.db, runtime.tokenSecret, access, refresh, runtime.sessions);
   clearSessionCookie(ctx.cookies, runtime.config.siteDomain);
   return ok(null);
 });

@@ -4,7 +4,7 @@ import { api, AppError, ok } from '../../../../lib/server/http';
 import { readInput } from '../../../../lib/server/http';
 import { Code } from '../../../../lib/shared/codes';
 import { siteInfo } from '../../../../lib/server/site/chrome';
-import { anonymousRules, memberRules, splitRules } from '../../../../lib/server/site/rules';
+import { splitRules } from '../../../../lib/server/site/rules';
 import { toUserInfo } from '../../../../lib/server/account/users';
 import { tokenExpired } from '../../../../lib/server/auth/sessions';
 
@@ -22,8 +22,8 @@ export const GET = api(async (ctx) => {
   const site = await siteInfo(runtime.site, locale, host, ctx.request.headers.get('host') ?? ctx.url.host);
   const openMemberCenter = (await runtime.site.get('open_member_center', '1')) === '1';
   if (!user) {
-    return ok({ site, openMemberCenter, userInfo: null, rules: await anonymousRules(runtime.db, locale), menus: [] });
+    return ok({ site, openMemberCenter, userInfo: null, rules: await runtime.rules.forVisitor(locale), menus: [] });
   }
-  const { rules, menus } = splitRules(await memberRules(runtime.db, locale, user.groupId));
+  const { rules, menus } = splitRules(await runtime.rules.forGroup(user.groupId, locale));
   return ok({ site: { ...site, userInitialize: true }, openMemberCenter, userInfo: toUserInfo(user), rules, menus });
 });
