@@ -76,7 +76,7 @@ export async function members(ctx) {
     const ratio = auth.rps / anon.rps;
     const authPass = ratio >= AUTH_RATIO && auth.non2xx === 0;
 
-    console.log(`\nMembers: ${LOGINS} logins at ${CONCURRENCY} concurrent (scrypt N=16384, r=8), then ${ctx.connections} connections × ${ctx.seconds} s per index call\n`);
+    console.log(`\nMembers: ${LOGINS} logins at ${CONCURRENCY} concurrent (scrypt N=8192, r=8), then ${ctx.connections} connections × ${ctx.seconds} s per index call\n`);
     const table = printTable(
       ['measure', 'value', 'budget', 'verdict'],
       [

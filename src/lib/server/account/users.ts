@@ -119,8 +119,11 @@ export async function login(rt: Runtime, input: { account: string; password: str
   await rt.limiter.reset(failKey);
   const update: Partial<typeof user.$inferInsert> = { loginFailure: 0, lastLoginTime: now(), lastLoginIp: input.ip };
   if (needsRehash(row.password)) update.password = await hashPassword(input.password);
-  const [fresh] = await rt.db.update(user).set(update).where(eq(user.id, row.id)).returning();
-  return { row: fresh ?? row, session: await startSession(rt.db, rt.tokenSecret, row.id, input.keep) };
+  // One transaction, one commit: on PGlite every commit is a disk sync, the largest cost of a login after the KDF.
+  return rt.db.transaction(async (tx) => {
+    const [fresh] = await tx.update(user).set(update).where(eq(user.id, row.id)).returning();
+    return { row: fresh ?? row, session: await startSession(tx as unknown as Db, rt.tokenSecret, row.id, input.keep) };
+  });
 }
 
 /** Changes the password and logs the member out of every other session. */
