@@ -63,10 +63,20 @@ test('sign up, use the member center, change password, log out', async ({ page, 
 
   await menu.getByRole('link', { name: '个人资料' }).click();
   await page.getByRole('textbox', { name: '昵称' }).fill('新的昵称');
+  // A real PNG (1×1), uploaded through /api/ajax/upload as the avatar.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  const uploaded = page.waitForResponse((r) => r.url().includes('/api/ajax/upload'));
+  await page.locator('input[name="avatarFile"]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
+  expect((await (await uploaded).json()).code).toBe(1);
+  await expect(page.locator('.avatar-row img')).toHaveAttribute('src', /^\/storage\/avatar\//);
   await page.getByRole('button', { name: '保存' }).click();
   await expect(page.getByRole('status').filter({ hasText: '资料已保存' })).toBeVisible();
   await page.reload();
   await expect(page.getByRole('textbox', { name: '昵称' })).toHaveValue('新的昵称');
+  const avatar = await page.locator('.avatar-row img').getAttribute('src');
+  expect(avatar).toMatch(/^\/storage\/avatar\/.+\.png$/);
+  const served = await page.request.get(avatar!);
+  expect(served.headers()['content-type']).toBe('image/png');
 
   await page.goto('/user/account/signIn');
   await page.getByRole('button', { name: /签到领 10 积分/ }).click();

@@ -6,6 +6,7 @@ import { $user } from '../../lib/client/stores/user';
 import { serverFields, translate, typedBeforeHydration, zodFields, type Fields, type Messages } from './form-helpers';
 
 export interface ProfileValues {
+  avatar: string;
   username: string;
   nickname: string;
   gender: number;
@@ -38,11 +39,40 @@ export default function ProfileForm({ messages, initial }: { messages: Messages;
     }
   };
 
+  const [uploading, setUploading] = useState(false);
+  const upload = async (file: File | undefined): Promise<void> => {
+    if (!file) return;
+    const form = new FormData();
+    form.append('file', file);
+    setUploading(true);
+    try {
+      const reply = await request<{ file: { url: string } }>('/api/ajax/upload', { method: 'POST', params: { topic: 'avatar' }, form });
+      setValues((v) => ({ ...v, avatar: reply.data.file.url }));
+      setErrors((e) => ({ ...e, avatar: '' }));
+    } catch (err) {
+      setErrors((e) => ({ ...e, ...serverFields(err) }));
+    } finally {
+      setUploading(false);
+    }
+  };
+
   const error = (name: string): ReactElement | null => (errors[name] ? <span className="field-error" role="alert" id={`err-${name}`}>{errors[name]}</span> : null);
   const aria = (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': `err-${name}` } : {});
 
   return (
     <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+      <div className="field">
+        <span>{t('user.profile.avatar')}</span>
+        <div className="avatar-row">
+          <span className="avatar avatar-lg" aria-hidden="true">{values.avatar ? <img src={values.avatar} alt="" /> : (values.nickname || '?').slice(0, 1).toUpperCase()}</span>
+          <label className="btn">
+            {uploading ? t('user.profile.uploading') : t('user.profile.upload')}
+            <input type="file" name="avatarFile" accept="image/png,image/jpeg,image/gif,image/webp" className="visually-hidden" disabled={uploading}
+              onChange={(e) => void upload(e.target.files?.[0])} />
+          </label>
+        </div>
+        {error('avatar')}
+      </div>
       <label className="field"><span>{t('user.login.username')}</span>
         <input name="username" value={values.username} {...aria('username')} onChange={(e) => setValues({ ...values, username: e.target.value })} />{error('username')}</label>
       <label className="field"><span>{t('user.profile.nickname')}</span>

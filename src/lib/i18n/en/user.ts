@@ -78,6 +78,8 @@ export default {
   'user.star.go': 'Give it a star',
   'user.star.done': 'Already starred',
   'user.star.later': 'Maybe later',
+  'user.profile.upload': 'Upload an avatar',
+  'user.profile.uploading': 'Uploading…',
   'user.login.unavailable': 'The member center of this site is closed.',
   'user.login.back': 'Back to the home page',
   'user.menu.account': 'My account',

@@ -10,6 +10,7 @@ export default {
   'validation.code': 'Please enter the code you received',
   'validation.nickname': 'Please enter the correct name',
   'validation.birthday': 'Please enter a correct date',
+  'validation.avatar': 'Please upload an image for the avatar',
   'validation.captcha': 'Please complete the captcha first',
   'validation.passwordMismatch': 'The two passwords do not match',
   'validation.samePassword': 'The new password must differ from the old one',

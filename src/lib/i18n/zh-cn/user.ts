@@ -75,6 +75,8 @@ export default {
   'user.star.go': '去点 Star',
   'user.star.done': '已经点过了',
   'user.star.later': '以后再说',
+  'user.profile.upload': '上传头像',
+  'user.profile.uploading': '上传中…',
   'user.login.unavailable': '本站的会员中心已关闭。',
   'user.login.back': '返回首页',
   'user.menu.account': '我的账户',

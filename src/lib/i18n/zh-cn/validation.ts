@@ -8,6 +8,7 @@ export default {
   'validation.code': '请输入收到的验证码',
   'validation.nickname': '请输入正确的名称',
   'validation.birthday': '请输入正确的日期',
+  'validation.avatar': '请上传图片作为头像',
   'validation.captcha': '请先完成人机验证',
   'validation.passwordMismatch': '两次输入的密码不一致',
   'validation.samePassword': '新密码不能与旧密码相同',
