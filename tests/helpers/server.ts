@@ -24,7 +24,8 @@ export interface StartOptions {
   dataDir?: string;
 }
 
-async function freshPostgres(): Promise<string> {
+/** A new PostgreSQL database copied from the migrated template; its URL. */
+export async function freshPostgres(): Promise<string> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
   const name = `atrium_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;

@@ -2,11 +2,11 @@
 // every other instance sharing Redis.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
 import { createRuntime, type Runtime } from '../../src/lib/server/runtime';
-import { ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from '../helpers/paths';
+import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { freshPostgres } from '../helpers/server';
 
 const open: Runtime[] = [];
 const dirs: string[] = [];
@@ -38,14 +38,7 @@ describe('cache invalidation by the code that changes data', () => {
   });
 
   it.skipIf(!process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL)('reaches every instance through Redis', async () => {
-    const name = `atrium_inv_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${name} template ${TEMPLATE_PG}`);
-    await admin.end();
-    const url = new URL(process.env.TEST_DATABASE_URL!);
-    url.pathname = `/${name}`;
-    const env = { DATABASE_URL: url.toString(), REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: `inv${Date.now()}:` };
+    const env = { DATABASE_URL: await freshPostgres(), REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: `inv${Date.now()}:` };
     const a = await createRuntime(config(env));
     const b = await createRuntime(config(env));
     open.push(a, b);

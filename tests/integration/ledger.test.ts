@@ -1,7 +1,6 @@
 // Balance and points stay equal to their logs under concurrency, on PGlite and on PostgreSQL.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
@@ -10,7 +9,8 @@ import { createUser } from '../../src/lib/server/account/users';
 import { adjustMoney, adjustScore } from '../../src/lib/server/account/ledger';
 import { signIn } from '../../src/lib/server/account/sign-in';
 import { user, userMoneyLog, userScoreLog, userSignIn } from '../../src/lib/server/db/schema';
-import { ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from '../helpers/paths';
+import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { freshPostgres } from '../helpers/server';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => { for (const c of cleanups.splice(0)) await c(); });
@@ -24,14 +24,7 @@ async function pgliteRuntime(): Promise<Runtime> {
 }
 
 async function postgresRuntime(): Promise<Runtime> {
-  const name = `atrium_l_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create database ${name} template ${TEMPLATE_PG}`);
-  await admin.end();
-  const url = new URL(process.env.TEST_DATABASE_URL!);
-  url.pathname = `/${name}`;
-  const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '20', LOG_LEVEL: 'warn' }));
+  const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, DATABASE_URL: await freshPostgres(), DATABASE_POOL_SIZE: '20', LOG_LEVEL: 'warn' }));
   cleanups.push(() => rt.close());
   return rt;
 }

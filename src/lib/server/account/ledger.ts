@@ -9,34 +9,37 @@ const now = (): number => Math.floor(Date.now() / 1000);
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 /**
- * Changes a member's balance (cents) and appends the log row in one transaction that locks the
- * member: the newest log row's `after` always equals the balance, whatever runs concurrently.
+ * Changes a member's balance (cents) or points and appends the log row in one transaction that
+ * locks the member: the newest log row's `after` always equals the value, whatever runs concurrently.
  */
-export async function adjustMoney(db: Db | Tx, userId: number, cents: number, memo: string): Promise<{ before: number; after: number }> {
-  if (!Number.isInteger(cents) || cents === 0) throw new RangeError('amount must be a non-zero whole number of cents');
+async function adjust(db: Db | Tx, kind: 'money' | 'score', userId: number, amount: number, memo: string): Promise<{ before: number; after: number }> {
+  if (!Number.isInteger(amount) || amount === 0) throw new RangeError(`${kind} change must be a non-zero whole number`);
   return db.transaction(async (tx) => {
-    const [row] = await tx.select({ money: user.money }).from(user).where(eq(user.id, userId)).for('update');
+    const [row] = await tx.select({ value: kind === 'money' ? user.money : user.score }).from(user).where(eq(user.id, userId)).for('update');
     if (!row) throw new AppError('api.invalidInput');
-    const after = row.money + cents;
+    const after = row.value + amount;
     if (after < 0) throw new AppError('api.invalidInput');
-    await tx.update(user).set({ money: after, updateTime: now() }).where(eq(user.id, userId));
-    await tx.insert(userMoneyLog).values({ userId, money: cents, before: row.money, after, memo: memo.slice(0, 255), createTime: now() });
-    return { before: row.money, after };
+    const t = now();
+    const log = { userId, before: row.value, after, memo: memo.slice(0, 255), createTime: t };
+    if (kind === 'money') {
+      await tx.update(user).set({ money: after, updateTime: t }).where(eq(user.id, userId));
+      await tx.insert(userMoneyLog).values({ ...log, money: amount });
+    } else {
+      await tx.update(user).set({ score: after, updateTime: t }).where(eq(user.id, userId));
+      await tx.insert(userScoreLog).values({ ...log, score: amount });
+    }
+    return { before: row.value, after };
   });
 }
 
-/** Changes a member's points the same way as `adjustMoney`. */
-export async function adjustScore(db: Db | Tx, userId: number, points: number, memo: string): Promise<{ before: number; after: number }> {
-  if (!Number.isInteger(points) || points === 0) throw new RangeError('points must be a non-zero whole number');
-  return db.transaction(async (tx) => {
-    const [row] = await tx.select({ score: user.score }).from(user).where(eq(user.id, userId)).for('update');
-    if (!row) throw new AppError('api.invalidInput');
-    const after = row.score + points;
-    if (after < 0) throw new AppError('api.invalidInput');
-    await tx.update(user).set({ score: after, updateTime: now() }).where(eq(user.id, userId));
-    await tx.insert(userScoreLog).values({ userId, score: points, before: row.score, after, memo: memo.slice(0, 255), createTime: now() });
-    return { before: row.score, after };
-  });
+/** Adds (or, negative, takes) balance in cents. */
+export function adjustMoney(db: Db | Tx, userId: number, cents: number, memo: string): Promise<{ before: number; after: number }> {
+  return adjust(db, 'money', userId, cents, memo);
+}
+
+/** Adds (or, negative, takes) points. */
+export function adjustScore(db: Db | Tx, userId: number, points: number, memo: string): Promise<{ before: number; after: number }> {
+  return adjust(db, 'score', userId, points, memo);
 }
 
 /** Daily sums of the last seven days, oldest first (reference: account/overview). */
