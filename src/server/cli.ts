@@ -10,6 +10,7 @@ import { user } from '../lib/server/db/schema';
 import { ADMIN_GROUP } from '../lib/server/db/seed';
 import { createUser, findByAccount, formatMoney } from '../lib/server/account/users';
 import { adjustMoney, adjustScore } from '../lib/server/account/ledger';
+import { addNotice } from '../lib/server/account/notices';
 import { endOtherSessions } from '../lib/server/auth/sessions';
 import { AppError, fieldErrors } from '../lib/server/http';
 import { translateAny } from '../lib/i18n';
@@ -31,6 +32,8 @@ const USAGE = `Usage: npm run atrium -- <command>
   user:disable <account> | user:enable <account>   block or unblock a member (blocked: logged out at once)
   user:money <account> <amount> <memo>          add or take balance, e.g. 12.50 or -3 (logged)
   user:score <account> <points> <memo>          add or take points (logged)
+
+  notice:add <title> <text>                     publish a site notice in the member center
 `;
 
 async function run(args: string[]): Promise<number> {
@@ -134,6 +137,16 @@ async function run(args: string[]): Promise<number> {
           process.stderr.write('The result would be negative; nothing was changed.\n');
           return 1;
         }
+      }
+      case 'notice:add': {
+        const [title, ...words] = rest;
+        const text = words.join(' ').trim();
+        if (!title?.trim() || !text) {
+          process.stderr.write('notice:add needs a title and a text.\n');
+          return 2;
+        }
+        process.stdout.write(`Notice ${await addNotice(runtime.db, title.trim(), text)} published.\n`);
+        return 0;
       }
       default:
         process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);

@@ -9,6 +9,7 @@ import { loginAs, solvedCaptcha } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { sql } from 'drizzle-orm';
 import { createUser } from '../../src/lib/server/account/users';
+import { addNotice } from '../../src/lib/server/account/notices';
 
 let server: InProcessServer;
 let smtp: SMTPServer;
@@ -276,5 +277,26 @@ describe('member-center shell', () => {
     const res = await raw(server.url, '/user', { headers: { cookie: s.cookie } });
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('/user/account/overview');
+  });
+});
+
+describe('site notices', () => {
+  it('lists notices with each member’s own read state', async () => {
+    const first = await addNotice(server.runtime.db, 'Maintenance', 'Saturday 02:00–03:00');
+    const second = await addNotice(server.runtime.db, 'New feature', 'Daily check-in is live');
+    await createUser(server.runtime.db, { username: 'judy', password: 'judypass1' });
+    const alice = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    const judy = await loginAs(server.url, server.runtime, 'judy', 'judypass1');
+    const list = async (token: string) => (await raw(server.url, '/api/account/notice', { headers: { 'ba-user-token': token } })).json<{ code: number; data: { list: { id: number; read: boolean }[]; total: number; unread: number } }>().data;
+    expect(await list(alice.token)).toMatchObject({ total: 2, unread: 2, list: [{ id: second, read: false }, { id: first, read: false }] });
+    const marked = await postJson(server.url, '/api/account/notice', { ids: [first, 999999] }, { 'ba-user-token': alice.token });
+    expect(marked.json()).toMatchObject({ code: 1, data: { marked: 1 } });
+    expect(await list(alice.token)).toMatchObject({ unread: 1, list: [{ id: second, read: false }, { id: first, read: true }] });
+    // Alice reading a notice changes nothing for Judy.
+    expect((await list(judy.token)).unread).toBe(2);
+    const page = await raw(server.url, '/user/account/notice', { headers: { cookie: alice.cookie } });
+    expect(page.text).toContain('Maintenance');
+    expect(page.text).toContain('data-read="false"');
+    expect((await raw(server.url, '/api/account/notice')).json().code).toBe(303);
   });
 });

@@ -80,6 +80,8 @@ export default {
   'user.star.later': 'Maybe later',
   'user.profile.upload': 'Upload an avatar',
   'user.profile.uploading': 'Uploading…',
+  'user.notice.unread': '{count} unread',
+  'user.notice.new': 'New',
   'user.login.unavailable': 'The member center of this site is closed.',
   'user.login.back': 'Back to the home page',
   'user.menu.account': 'My account',

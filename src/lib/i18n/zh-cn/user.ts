@@ -77,6 +77,8 @@ export default {
   'user.star.later': '以后再说',
   'user.profile.upload': '上传头像',
   'user.profile.uploading': '上传中…',
+  'user.notice.unread': '{count} 条未读',
+  'user.notice.new': '新',
   'user.login.unavailable': '本站的会员中心已关闭。',
   'user.login.back': '返回首页',
   'user.menu.account': '我的账户',

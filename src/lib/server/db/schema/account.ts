@@ -110,3 +110,19 @@ export const userSignIn = pgTable('user_sign_in', {
   score: integer('score').notNull().default(0),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
 }, (t) => [uniqueIndex('user_sign_in_day_uq').on(t.userId, t.day)]);
+
+/** Site notices members read in the member center. */
+export const notice = pgTable('notice', {
+  id: serial('id').primaryKey(),
+  title: varchar('title', { length: 120 }).notNull(),
+  content: text('content').notNull().default(''),
+  status: smallint('status').notNull().default(1),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+}, (t) => [index('notice_status_idx').on(t.status, t.id)]);
+
+/** Which member read which notice, and when. */
+export const noticeRead = pgTable('notice_read', {
+  userId: integer('user_id').notNull(),
+  noticeId: integer('notice_id').notNull(),
+  readTime: bigint('read_time', { mode: 'number' }).notNull(),
+}, (t) => [uniqueIndex('notice_read_uq').on(t.userId, t.noticeId)]);
