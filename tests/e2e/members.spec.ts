@@ -60,6 +60,13 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await expect(page.getByRole('heading', { name: '账户概览', level: 1 })).toBeVisible();
   const menu = page.locator('main nav');
   for (const entry of ['个人资料', '修改密码', '积分记录', '每日签到']) await expect(menu.getByRole('link', { name: entry })).toBeVisible();
+  // The menu folds away and stays folded on the next page, until unfolded.
+  await page.getByRole('button', { name: '显示/隐藏菜单' }).click();
+  await expect(menu).toBeHidden();
+  await page.reload();
+  await expect(menu).toBeHidden();
+  await page.getByRole('button', { name: '显示/隐藏菜单' }).click();
+  await expect(menu).toBeVisible();
 
   await menu.getByRole('link', { name: '个人资料' }).click();
   await page.getByRole('textbox', { name: '昵称' }).fill('新的昵称');

@@ -82,6 +82,7 @@ export default {
   'user.profile.uploading': 'Uploading…',
   'user.notice.unread': '{count} unread',
   'user.notice.new': 'New',
+  'user.menu.toggle': 'Show or hide the menu',
   'user.login.unavailable': 'The member center of this site is closed.',
   'user.login.back': 'Back to the home page',
   'user.menu.account': 'My account',

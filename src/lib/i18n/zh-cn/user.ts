@@ -79,6 +79,7 @@ export default {
   'user.profile.uploading': '上传中…',
   'user.notice.unread': '{count} 条未读',
   'user.notice.new': '新',
+  'user.menu.toggle': '显示/隐藏菜单',
   'user.login.unavailable': '本站的会员中心已关闭。',
   'user.login.back': '返回首页',
   'user.menu.account': '我的账户',
