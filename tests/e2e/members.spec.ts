@@ -91,6 +91,15 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await page.goto('/user/account/integral');
   await expect(page.getByRole('cell', { name: '+10' })).toBeVisible();
 
+  // The export button comes with the member group's button rule.
+  await page.goto('/user/account/balance');
+  await expect(page.getByRole('link', { name: '导出 CSV' })).toBeVisible();
+  // An operator moves the member to a group without that rule: the button is not in the page at all.
+  const [readers] = await query<{ id: number }>(
+    `insert into user_group (name, rules, status) select 'Readers', string_agg(id::text, ','), 1 from user_rule where name <> 'account/balance/export' returning id`,
+  );
+  await query('update "user" set group_id = $1 where username = $2', [readers!.id, name]);
+
   // A second device logs in, then the first changes the password: the second is asked to log in.
   const other = await browser.newContext({ locale: 'zh-CN' });
   const second = await other.newPage();
@@ -99,6 +108,10 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await second.getByLabel('密码').fill('firstpass1');
   await solveCaptcha(second, () => second.getByRole('button', { name: '登录', exact: true }).last().click());
   await expect(second).toHaveURL(/\/user\/account\/overview$/);
+  await second.goto('/user/account/balance');
+  await expect(second.getByRole('heading', { name: '余额记录', level: 1 })).toBeVisible();
+  await expect(second.getByRole('link', { name: '导出 CSV' })).toHaveCount(0);
+  expect(await second.content()).not.toContain('balanceExport');
 
   await page.goto('/user/account/changePassword');
   await page.getByLabel('旧密码').fill('firstpass1');

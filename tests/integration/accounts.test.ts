@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs, solvedCaptcha } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { user, userGroup, userRule } from '../../src/lib/server/db/schema';
+import { adjustMoney } from '../../src/lib/server/account/ledger';
 import { createUser } from '../../src/lib/server/account/users';
 import { addNotice } from '../../src/lib/server/account/notices';
 
@@ -298,5 +300,31 @@ describe('site notices', () => {
     expect(page.text).toContain('Maintenance');
     expect(page.text).toContain('data-read="false"');
     expect((await raw(server.url, '/api/account/notice')).json().code).toBe(303);
+  });
+});
+
+describe('button permissions', () => {
+  it('shows and serves the balance export only to groups that have the rule', async () => {
+    const member = await createUser(server.runtime.db, { username: 'kate', password: 'katepass1' });
+    await adjustMoney(server.runtime.db, member.id, 1250, '=HYPERLINK("x") top-up');
+    const kate = await loginAs(server.url, server.runtime, 'kate', 'katepass1');
+    const page = await raw(server.url, '/user/account/balance', { headers: { cookie: kate.cookie } });
+    expect(page.text).toContain('href="/api/account/balanceExport"');
+    const csv = await raw(server.url, '/api/account/balanceExport', { headers: { 'ba-user-token': kate.token } });
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.text).toContain(`"12.50","0.00","12.50","'=HYPERLINK(""x"") top-up"`);
+
+    // A group without the button rule: no button in the page, 401 from the API.
+    const rules = await server.runtime.db.select({ id: userRule.id, name: userRule.name }).from(userRule);
+    const [readers] = await server.runtime.db.insert(userGroup).values({
+      name: 'Readers', rules: rules.filter((r) => r.name !== 'account/balance/export').map((r) => r.id).join(','), status: 1,
+    }).returning();
+    await server.runtime.db.update(user).set({ groupId: readers!.id }).where(eq(user.id, member.id));
+    await server.runtime.sessions.forgetUser(member.id);
+    const reader = await loginAs(server.url, server.runtime, 'kate', 'katepass1');
+    const limited = await raw(server.url, '/user/account/balance', { headers: { cookie: reader.cookie } });
+    expect(limited.status).toBe(200);
+    expect(limited.text).not.toContain('balanceExport');
+    expect((await raw(server.url, '/api/account/balanceExport', { headers: { 'ba-user-token': reader.token } })).json().code).toBe(401);
   });
 });

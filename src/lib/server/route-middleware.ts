@@ -9,6 +9,8 @@ export type RouteGuard = (ctx: APIContext) => Promise<Response | undefined>;
 export interface MemberCenter {
   menus: RuleNode[];
   rules: RuleNode[];
+  /** The whole tree, buttons included, for permission checks. */
+  tree: RuleNode[];
 }
 
 export const ROUTE_MIDDLEWARE: Record<RouteMiddleware, RouteGuard> = {
@@ -16,7 +18,8 @@ export const ROUTE_MIDDLEWARE: Record<RouteMiddleware, RouteGuard> = {
   'user-mount': async (ctx) => {
     const session = ctx.locals.session;
     if (!session) return undefined;
-    ctx.locals.memberCenter = splitRules(await ctx.locals.runtime.rules.forGroup(session.row.groupId, ctx.locals.locale));
+    const tree = await ctx.locals.runtime.rules.forGroup(session.row.groupId, ctx.locals.locale);
+    ctx.locals.memberCenter = { ...splitRules(tree), tree };
     return undefined;
   },
   /** Sends visitors to the login page, remembering where they wanted to go. */

@@ -83,6 +83,8 @@ export default {
   'user.notice.unread': '{count} unread',
   'user.notice.new': 'New',
   'user.menu.toggle': 'Show or hide the menu',
+  'user.menu.account/balance/export': 'Export balance log',
+  'user.ledger.export': 'Export CSV',
   'user.login.unavailable': 'The member center of this site is closed.',
   'user.login.back': 'Back to the home page',
   'user.menu.account': 'My account',

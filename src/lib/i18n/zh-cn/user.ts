@@ -80,6 +80,8 @@ export default {
   'user.notice.unread': '{count} 条未读',
   'user.notice.new': '新',
   'user.menu.toggle': '显示/隐藏菜单',
+  'user.menu.account/balance/export': '导出余额记录',
+  'user.ledger.export': '导出 CSV',
   'user.login.unavailable': '本站的会员中心已关闭。',
   'user.login.back': '返回首页',
   'user.menu.account': '我的账户',

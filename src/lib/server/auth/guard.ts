@@ -33,3 +33,13 @@ export function clearSessionCookie(cookies: AstroCookies, siteDomain: string | n
   cookies.delete(SESSION_COOKIE, base);
   cookies.delete(REFRESH_COOKIE, base);
 }
+
+/** 401 unless the member's group grants the rule `name` (a route or button, e.g. `account/balance/export`). */
+export async function requireRule(ctx: APIContext, name: string): Promise<UserRow> {
+  const member = requireUser(ctx);
+  const tree = await ctx.locals.runtime.rules.forGroup(member.groupId, ctx.locals.locale);
+  const has = (nodes: readonly { name: string; children?: unknown[] }[]): boolean =>
+    nodes.some((n) => n.name === name || has((n.children ?? []) as { name: string; children?: unknown[] }[]));
+  if (!has(tree)) throw new AppError('api.noPermission', { code: Code.noPermission });
+  return member;
+}

@@ -41,6 +41,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
 
 interface RuleSeed {
   type: (typeof userRule.$inferInsert)['type'];
+  extend?: string;
   name: string;
   title: string;
   path?: string;
@@ -58,7 +59,9 @@ export const DEFAULT_RULES: RuleSeed[] = [
     menu('account/profile', '个人资料', 'id-card'),
     menu('account/changePassword', '修改密码', 'key'),
     menu('account/integral', '积分记录', 'star'),
-    menu('account/balance', '余额记录', 'wallet'),
+    { ...menu('account/balance', '余额记录', 'wallet'), children: [
+      { type: 'button', name: 'account/balance/export', title: '导出余额记录', path: '' },
+    ] },
     menu('account/signIn', '每日签到', 'calendar'),
     menu('account/invoice', '发票', 'receipt'),
     menu('account/moduleOrders', '模块订单', 'package'),
@@ -101,7 +104,7 @@ export async function seedDefaults(db: Db): Promise<string[]> {
       for (const [i, node] of nodes.entries()) {
         const [row] = await db.insert(userRule).values({
           pid, type: node.type, name: node.name, title: node.title, path: node.path ?? node.name,
-          icon: node.icon ?? '', menuType: node.menuType ?? 'tab', weigh: 100 - i, status: 1,
+          icon: node.icon ?? '', menuType: node.menuType ?? 'tab', weigh: 100 - i, status: 1, extend: node.extend ?? 'none',
           createTime: now(), updateTime: now(),
         }).returning({ id: userRule.id });
         total++;
