@@ -12,6 +12,7 @@ import { user, userGroup, userRule } from '../../src/lib/server/db/schema';
 import { adjustMoney } from '../../src/lib/server/account/ledger';
 import { createUser } from '../../src/lib/server/account/users';
 import { addNotice } from '../../src/lib/server/account/notices';
+import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
 
 let server: InProcessServer;
 let smtp: SMTPServer;
@@ -326,5 +327,23 @@ describe('button permissions', () => {
     expect(limited.status).toBe(200);
     expect(limited.text).not.toContain('balanceExport');
     expect((await raw(server.url, '/api/account/balanceExport', { headers: { 'ba-user-token': reader.token } })).json().code).toBe(401);
+  });
+});
+
+describe('outbox notice', () => {
+  it('tells administrators, and only them, that codes go to the outbox without SMTP', async () => {
+    const plain = await startInProcess();
+    try {
+      await createUser(plain.runtime.db, { username: 'boss', password: 'bosspass1', groupId: ADMIN_GROUP });
+      await createUser(plain.runtime.db, { username: 'staff', password: 'staffpass1' });
+      const boss = await loginAs(plain.url, plain.runtime, 'boss', 'bosspass1');
+      const staff = await loginAs(plain.url, plain.runtime, 'staff', 'staffpass1');
+      const text = (cookie: string) => raw(plain.url, '/user/account/overview', { headers: { cookie } }).then((r) => r.text);
+      expect(await text(boss.cookie)).toContain('data/outbox');
+      expect(await text(staff.cookie)).not.toContain('data/outbox');
+      expect((await raw(plain.url, '/user/login')).text).not.toContain('data/outbox');
+    } finally {
+      await plain.stop();
+    }
   });
 });

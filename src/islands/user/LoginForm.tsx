@@ -13,7 +13,6 @@ export interface LoginFormProps {
   /** Strings of the `user` and `validation` groups in the page's language. */
   messages: Record<string, string>;
   captchaSwitch: boolean;
-  outbox: boolean;
   initialTab: 'login' | 'register' | 'retrieve';
   redirectTo: string;
 }
@@ -199,7 +198,6 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
                 {countdown > 0 ? t('user.login.resend', { seconds: countdown }) : t('user.login.sendCode')}
               </button>
             </div>
-            {props.outbox && <p className="muted small">{t('user.login.outbox')}</p>}
             <button className="btn btn-primary wide" type="submit" disabled={busy}>{t(tab === 'retrieve' ? 'user.login.resetSubmit' : 'user.login.registerSubmit')}</button>
           </>
         )}

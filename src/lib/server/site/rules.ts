@@ -131,3 +131,9 @@ export class RulesCache {
     return tree;
   }
 }
+
+/** Whether a group is an administrator group (its rules are `*`). */
+export async function isAdminGroup(db: Db, groupId: number): Promise<boolean> {
+  const [group] = await db.select({ rules: userGroup.rules, status: userGroup.status }).from(userGroup).where(eq(userGroup.id, groupId));
+  return group?.status === 1 && group.rules.trim() === '*';
+}

@@ -16,11 +16,10 @@ async function memberCenterOpen(ctx: Parameters<Parameters<typeof api>[0]>[0]): 
 export const GET = api(async (ctx) => {
   await memberCenterOpen(ctx);
   requireVisitor(ctx);
-  const { site, mailer } = ctx.locals.runtime;
+  const { site } = ctx.locals.runtime;
   return ok({
     userLoginCaptchaSwitch: (await site.get('user_login_captcha', '1')) === '1',
     accountVerificationType: ['email', 'mobile'],
-    outbox: mailer.outbox,
   });
 });
 
