@@ -60,11 +60,21 @@ export async function siteInfo(site: ConfigStore, locale: Locale, host: HostCont
       allowedSuffixes: cfg.get('upload_allowed_suffixes') ?? '',
       allowedMimeTypes: cfg.get('upload_allowed_mime_types') ?? '',
       saveName: cfg.get('upload_save_name') ?? '',
-      params: {} as Record<string, unknown>,
+      // Storage parameters for direct uploads (bucket, region, optional error code and message).
+      params: parseParams(cfg.get('upload_params')),
     },
     headNav: chrome.headNav.map(({ title, url, href }) => ({ title, url, href })),
     initialize: true,
     userInitialize: false,
     openSourceStarDialog: cfg.get('open_source_star_dialog') === '1',
   };
+}
+
+function parseParams(raw: string | undefined): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(raw || '{}');
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
