@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import pg from 'pg';
 
-const env = JSON.parse(readFileSync(join(process.cwd(), 'tests/.tmp/e2e.json'), 'utf8')) as { dataDir: string; databaseUrl: string | null };
-test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the member flows (.ci/run does)');
+/** Written by tests/e2e/serve.mjs when the server starts: read once the server runs. */
+let env: { dataDir: string; databaseUrl: string | null } = { dataDir: '', databaseUrl: null };
+test.beforeAll(() => {
+  env = JSON.parse(readFileSync(join(process.cwd(), 'tests/.tmp/e2e.json'), 'utf8')) as typeof env;
+});
 
 async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: env.databaseUrl! });
@@ -45,6 +48,7 @@ function latestCode(address: string): string {
 }
 
 test('sign up, use the member center, change password, log out', async ({ page, browser }) => {
+  test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the member flows (.ci/run does)');
   const name = `m${Date.now().toString(36)}`;
   const address = `${name}@example.com`;
   await page.goto('/user/login?type=register');
