@@ -1,6 +1,6 @@
 import type { APIContext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
-import { REFRESH_COOKIE, SESSION_COOKIE } from './lib/server/request-context';
+import { REFRESH_COOKIE, SESSION_COOKIE, requestBasics } from './lib/server/request-context';
 import { RefreshRaceError, refreshSession, resolveAccessToken, type Resolved } from './lib/server/auth/sessions';
 import { clearSessionCookie, setSessionCookies } from './lib/server/auth/guard';
 import { Code } from './lib/shared/codes';
@@ -8,7 +8,6 @@ import { assertRouteMiddleware, matchRoute } from './lib/shared/routes';
 import { normalizeApiPath } from './lib/shared/hosts';
 import { apiLocale, envelope, errorResponse, rateLimitReply, requestIp } from './lib/server/http';
 import { translator } from './lib/i18n';
-import { requestBasics } from './lib/server/request-context';
 import { ROUTE_MIDDLEWARE } from './lib/server/route-middleware';
 import { getDevRuntime } from './lib/server/dev-runtime';
 import { PageCache } from './lib/server/page-cache';
