@@ -11,6 +11,7 @@ import { ADMIN_GROUP } from '../lib/server/db/seed';
 import { createUser, findByAccount, formatMoney } from '../lib/server/account/users';
 import { adjustMoney, adjustScore } from '../lib/server/account/ledger';
 import { addNotice } from '../lib/server/account/notices';
+import { decideInvoice, pendingInvoices } from '../lib/server/account/invoices';
 import { endOtherSessions } from '../lib/server/auth/sessions';
 import { AppError, fieldErrors } from '../lib/server/http';
 import { translateAny } from '../lib/i18n';
@@ -34,6 +35,8 @@ const USAGE = `Usage: npm run atrium -- <command>
   user:score <account> <points> <memo>          add or take points (logged)
 
   notice:add <title> <text>                     publish a site notice in the member center
+  invoice:list                                  pending invoice requests
+  invoice:issue <id> [remark] | invoice:reject <id> <reason>
 `;
 
 async function run(args: string[]): Promise<number> {
@@ -147,6 +150,24 @@ async function run(args: string[]): Promise<number> {
         }
         process.stdout.write(`Notice ${await addNotice(runtime.db, title.trim(), text)} published.\n`);
         return 0;
+      }
+      case 'invoice:list': {
+        const rows = await pendingInvoices(runtime.db);
+        for (const r of rows) process.stdout.write(`${r.id}\tmember ${r.userId}\t${formatMoney(r.amount)}\t${r.title}\t${r.taxId || '-'}\t${r.email}\n`);
+        if (!rows.length) process.stdout.write('No pending invoice requests.\n');
+        return 0;
+      }
+      case 'invoice:issue':
+      case 'invoice:reject': {
+        const id = Number(rest[0]);
+        const remark = rest.slice(1).join(' ').trim();
+        if (!Number.isInteger(id) || (command === 'invoice:reject' && !remark)) {
+          process.stderr.write(`${command} needs an invoice id${command === 'invoice:reject' ? ' and a reason' : ''}.\n`);
+          return 2;
+        }
+        const done = await decideInvoice(runtime.db, id, command === 'invoice:issue' ? 'issued' : 'rejected', remark);
+        process.stdout.write(done ? `Invoice ${id} ${command === 'invoice:issue' ? 'issued' : 'rejected'}.\n` : `No pending invoice ${id}.\n`);
+        return done ? 0 : 1;
       }
       default:
         process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);

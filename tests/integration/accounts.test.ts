@@ -347,3 +347,39 @@ describe('outbox notice', () => {
     }
   });
 });
+
+describe('invoices', () => {
+  it('invoices only what the member paid, once, and shows only their own requests', async () => {
+    const payer = await createUser(server.runtime.db, { username: 'leo', password: 'leopass11', email: 'leo@example.com' });
+    await adjustMoney(server.runtime.db, payer.id, 10_000, 'top-up');
+    await adjustMoney(server.runtime.db, payer.id, -3_000, 'module purchase');
+    const leo = await loginAs(server.url, server.runtime, 'leo', 'leopass11');
+    const auth = { 'ba-user-token': leo.token, 'think-lang': 'en' };
+    const before = (await raw(server.url, '/api/account/invoice', { headers: auth })).json<{ code: number; data: { available: string; list: unknown[] } }>();
+    expect(before.data).toMatchObject({ available: '30.00', list: [] });
+
+    const bad = await postJson(server.url, '/api/account/invoice', { amount: '1.234', title: 'x', tax_id: 'bad id', email: 'nope' }, auth);
+    expect(bad.json().data).toEqual({ fields: {
+      amount: 'Please enter a correct amount with at most two decimals',
+      title: 'Please enter the invoice title (2 to 120 characters)',
+      tax_id: 'The tax id may contain only digits and capital letters',
+      email: 'Please enter a correct e-mail address',
+    } });
+    const zh = await postJson(server.url, '/api/account/invoice', { amount: 'x', title: 'Acme', email: 'leo@example.com' }, { 'ba-user-token': leo.token });
+    expect(zh.json().data).toEqual({ fields: { amount: '请输入正确的金额，最多两位小数' } });
+
+    // Two requests at once for 20.00 each out of 30.00: exactly one succeeds.
+    const both = await Promise.all([1, 2].map(() => postJson(server.url, '/api/account/invoice', { amount: '20', title: 'Acme Ltd', tax_id: '91310000MA1', email: 'leo@example.com' }, auth)));
+    expect(both.map((r) => r.json().code).sort()).toEqual([0, 1]);
+    expect(both.map((r) => r.json().msg)).toContain('The amount exceeds what can be invoiced: at most 10.00');
+    const after = (await raw(server.url, '/api/account/invoice', { headers: auth })).json<{ data: { available: string; list: { status: string; amount: string }[] } }>();
+    expect(after.data.available).toBe('10.00');
+    expect(after.data.list).toMatchObject([{ status: 'pending', amount: '20.00' }]);
+
+    // Someone else sees none of it.
+    const alice = await loginAs(server.url, server.runtime, 'alice', 'secret123');
+    expect((await raw(server.url, '/api/account/invoice', { headers: { 'ba-user-token': alice.token } })).json<{ data: { list: unknown[] } }>().data.list).toEqual([]);
+    const page = await raw(server.url, '/user/account/invoice', { headers: { cookie: leo.cookie } });
+    expect(page.text).toContain('Acme Ltd');
+  });
+});

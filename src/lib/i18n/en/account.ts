@@ -35,5 +35,7 @@ export default {
   'account.passwordChanged': 'Password changed; you were logged out on other devices',
   'account.passwordReset': 'Your password was reset; log in with the new one',
   'account.bindChanged': 'The binding was updated',
+  'account.invoiceTooMuch': 'The amount exceeds what can be invoiced: at most {amount}',
+  'account.invoiceRequested': 'Invoice requested',
   'account.captchaFailed': 'The captcha was not passed; please verify again',
 } as const satisfies Messages<typeof zh>;

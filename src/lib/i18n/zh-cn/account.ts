@@ -33,5 +33,7 @@ export default {
   'account.passwordChanged': '密码已修改，其他设备上的登录已退出',
   'account.passwordReset': '密码已重置，请用新密码登录',
   'account.bindChanged': '绑定已更新',
+  'account.invoiceTooMuch': '可开票金额不足：最多 {amount}',
+  'account.invoiceRequested': '发票申请已提交',
   'account.captchaFailed': '人机验证未通过，请重新验证',
 } as const;

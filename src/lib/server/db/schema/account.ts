@@ -126,3 +126,21 @@ export const noticeRead = pgTable('notice_read', {
   noticeId: integer('notice_id').notNull(),
   readTime: bigint('read_time', { mode: 'number' }).notNull(),
 }, (t) => [uniqueIndex('notice_read_uq').on(t.userId, t.noticeId)]);
+
+/** Invoice requests for amounts a member has paid; an operator issues or rejects them. */
+export const invoice = pgTable('invoice', {
+  id: serial('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  /** Cents. */
+  amount: bigint('amount', { mode: 'number' }).notNull(),
+  title: varchar('title', { length: 120 }).notNull(),
+  taxId: varchar('tax_id', { length: 30 }).notNull().default(''),
+  email: varchar('email', { length: 100 }).notNull(),
+  status: varchar('status', { length: 10 }).notNull().default('pending'),
+  remark: varchar('remark', { length: 255 }).notNull().default(''),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+  updateTime: bigint('update_time', { mode: 'number' }).notNull(),
+}, (t) => [
+  index('invoice_user_idx').on(t.userId, t.id),
+  check('invoice_status_chk', sql`${t.status} in ('pending','issued','rejected')`),
+]);

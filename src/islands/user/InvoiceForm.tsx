@@ -1,0 +1,50 @@
+// Requesting an invoice: amount (up to what is invoiceable), title, tax id, e-mail.
+import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
+import { request } from '../../lib/client/api';
+import { InvoiceInput } from '../../lib/shared/validation/account';
+import { serverFields, translate, typedBeforeHydration, zodFields, type Fields, type Messages } from './form-helpers';
+
+export default function InvoiceForm({ messages, available, email }: { messages: Messages; available: string; email: string }): ReactElement {
+  const t = (k: string): string => translate(messages, k);
+  const [values, setValues] = useState({ amount: available, title: '', tax_id: '', email });
+  const [errors, setErrors] = useState<Fields>({});
+  const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => { setValues((v) => typedBeforeHydration(formRef.current, v)); }, []);
+
+  const submit = async (e: FormEvent): Promise<void> => {
+    e.preventDefault();
+    const body = { ...values, tax_id: values.tax_id.toUpperCase() };
+    const parsed = InvoiceInput.safeParse(body);
+    if (!parsed.success) return setErrors(zodFields(parsed.error, messages));
+    setErrors({});
+    setBusy(true);
+    try {
+      await request('/api/account/invoice', { data: body, showSuccessMessage: true });
+      location.reload();
+    } catch (err) {
+      setErrors(serverFields(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const field = (name: keyof typeof values, label: string, type = 'text'): ReactElement => (
+    <label className="field">
+      <span>{label}</span>
+      <input name={name} type={type} value={values[name]} aria-invalid={errors[name] ? true : undefined} aria-describedby={errors[name] ? `err-${name}` : undefined}
+        onChange={(e) => setValues({ ...values, [name]: e.target.value })} />
+      {errors[name] && <span className="field-error" role="alert" id={`err-${name}`}>{errors[name]}</span>}
+    </label>
+  );
+
+  return (
+    <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+      {field('amount', t('user.invoice.amount'))}
+      {field('title', t('user.invoice.title'))}
+      {field('tax_id', t('user.invoice.taxId'))}
+      {field('email', t('user.invoice.email'), 'email')}
+      <button className="btn btn-primary" type="submit" disabled={busy}>{t('user.invoice.submit')}</button>
+    </form>
+  );
+}
