@@ -1,0 +1,128 @@
+// The one markdown pipeline (forum posts, replies, documents, module descriptions), used by the
+// server and by the editor's live preview so both show the same thing. Raw HTML is off: whatever
+// a member types is text unless markdown makes it an element, so nothing they write can run.
+import MarkdownIt from 'markdown-it';
+import type StateCore from 'markdown-it/lib/rules_core/state_core.mjs';
+import type Token from 'markdown-it/lib/token.mjs';
+import GithubSlugger from 'github-slugger';
+
+/** Highlights one fenced block; returns HTML or null to leave it as escaped plain text. */
+export type Highlight = (code: string, lang: string) => string | null;
+
+export interface RenderOptions {
+  highlight?: Highlight;
+}
+
+export interface Heading {
+  level: number;
+  text: string;
+  slug: string;
+}
+
+export interface Rendered {
+  html: string;
+  headings: Heading[];
+}
+
+const SAFE_IMAGE_DATA = /^data:image\/(?:gif|png|jpeg|webp);/i;
+const SAFE_PROTOCOL = /^(?:https?:|mailto:|tel:|\/|#|\.{0,2}\/|[^:]*$)/i;
+
+/** Links: only web, mail and relative targets, whatever entities or case tricks are used. */
+function validateLink(url: string): boolean {
+  const trimmed = url.trim().replace(/[\u0000-\u0020\u007f-\u009f]/g, '');
+  if (SAFE_IMAGE_DATA.test(trimmed)) return true;
+  return SAFE_PROTOCOL.test(trimmed);
+}
+
+/** `- [ ] item` and `- [x] item` become disabled checkboxes. */
+function taskLists(state: StateCore): void {
+  const tokens = state.tokens;
+  for (let i = 2; i < tokens.length; i++) {
+    const inline = tokens[i]!;
+    if (inline.type !== 'inline' || tokens[i - 1]?.type !== 'paragraph_open' || tokens[i - 2]?.type !== 'list_item_open') continue;
+    const m = /^\[([ xX])\]\s+/.exec(inline.content);
+    if (!m || !inline.children?.[0]) continue;
+    const first = inline.children[0];
+    first.content = first.content.slice(m[0].length);
+    const box = new state.Token('html_inline', '', 0);
+    box.content = `<input type="checkbox" class="task" disabled${m[1] === ' ' ? '' : ' checked'}> `;
+    inline.children.unshift(box);
+    tokens[i - 2]!.attrJoin('class', 'task-item');
+  }
+}
+
+interface Env {
+  headings: Heading[];
+  slugger: GithubSlugger;
+}
+
+/** Heading ids (GitHub's slugs, CJK kept) and an anchor link, collected for a table of contents. */
+function headingAnchors(state: StateCore): void {
+  const env = state.env as Env;
+  state.tokens.forEach((token, i) => {
+    if (token.type !== 'heading_open') return;
+    const inline = state.tokens[i + 1];
+    const text = inlineText(inline);
+    const slug = env.slugger.slug(text) || `section-${env.headings.length + 1}`;
+    token.attrSet('id', slug);
+    env.headings.push({ level: Number(token.tag.slice(1)), text, slug });
+    const anchor = new state.Token('html_inline', '', 0);
+    anchor.content = ` <a class="anchor" href="#${encodeURIComponent(slug)}" aria-hidden="true" tabindex="-1">#</a>`;
+    inline?.children?.push(anchor);
+  });
+}
+
+function inlineText(token: Token | undefined): string {
+  return (token?.children ?? []).filter((t) => t.type === 'text' || t.type === 'code_inline').map((t) => t.content).join('');
+}
+
+function createParser(options: RenderOptions): MarkdownIt {
+  const md = new MarkdownIt({
+    html: false,
+    linkify: true,
+    typographer: false,
+    breaks: false,
+    highlight: (code, lang) => {
+      const language = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+      return (language && options.highlight?.(code, language)) || '';
+    },
+  });
+  md.validateLink = validateLink;
+  md.core.ruler.after('inline', 'task-lists', taskLists);
+  md.core.ruler.push('heading-anchors', headingAnchors);
+
+  const defaultLink = md.renderer.rules.link_open ?? ((tokens, idx, opts, _env, self) => self.renderToken(tokens, idx, opts));
+  md.renderer.rules.link_open = (tokens, idx, opts, env, self) => {
+    const href = tokens[idx]!.attrGet('href') ?? '';
+    // Members' links are theirs, not the site's: no ranking credit, no access to this window.
+    if (/^https?:/i.test(href)) tokens[idx]!.attrSet('rel', 'nofollow ugc noopener');
+    return defaultLink(tokens, idx, opts, env, self);
+  };
+  const defaultImage = md.renderer.rules.image!;
+  md.renderer.rules.image = (tokens, idx, opts, env, self) => {
+    tokens[idx]!.attrSet('loading', 'lazy');
+    tokens[idx]!.attrSet('decoding', 'async');
+    return defaultImage(tokens, idx, opts, env, self);
+  };
+  md.renderer.rules.table_open = () => '<div class="table-wrap"><table>\n';
+  md.renderer.rules.table_close = () => '</table></div>\n';
+  return md;
+}
+
+const parsers = new WeakMap<RenderOptions, MarkdownIt>();
+const PLAIN: RenderOptions = {};
+
+/**
+ * Renders markdown to safe HTML and lists its headings, so a table of contents and
+ * `page#heading` links work.
+ */
+export function renderMarkdown(source: string, options: RenderOptions = PLAIN): Rendered {
+  let md = parsers.get(options);
+  if (!md) {
+    md = createParser(options);
+    parsers.set(options, md);
+  }
+  const env: Env = { headings: [], slugger: new GithubSlugger() };
+  const html = md.render(source, env);
+  return { html, headings: env.headings };
+}
