@@ -1,16 +1,12 @@
 // Requesting an invoice: amount (up to what is invoiceable), title, tax id, e-mail.
-import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
+import type { FormEvent, ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { InvoiceInput } from '../../lib/shared/validation/account';
-import { serverFields, translate, typedBeforeHydration, zodFields, type Fields, type Messages } from './form-helpers';
+import { translate, useForm, zodFields, type Messages } from './form-helpers';
 
 export default function InvoiceForm({ messages, available, email }: { messages: Messages; available: string; email: string }): ReactElement {
   const t = (k: string): string => translate(messages, k);
-  const [values, setValues] = useState({ amount: available, title: '', tax_id: '', email });
-  const [errors, setErrors] = useState<Fields>({});
-  const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  useEffect(() => { setValues((v) => typedBeforeHydration(formRef.current, v)); }, []);
+  const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({ amount: available, title: '', tax_id: '', email });
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
@@ -18,15 +14,10 @@ export default function InvoiceForm({ messages, available, email }: { messages: 
     const parsed = InvoiceInput.safeParse(body);
     if (!parsed.success) return setErrors(zodFields(parsed.error, messages));
     setErrors({});
-    setBusy(true);
-    try {
+    await run(async () => {
       await request('/api/account/invoice', { data: body, showSuccessMessage: true });
       location.reload();
-    } catch (err) {
-      setErrors(serverFields(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const field = (name: keyof typeof values, label: string, type = 'text'): ReactElement => (

@@ -1,35 +1,26 @@
 // Change password: the other sessions end on the server; this one stays.
-import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
+import type { FormEvent, ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { ChangePasswordInput } from '../../lib/shared/validation/account';
-import { serverFields, translate, typedBeforeHydration, zodFields, type Fields, type Messages } from './form-helpers';
+import { translate, useForm, zodFields, type Fields, type Messages } from './form-helpers';
 
 export default function PasswordForm({ messages }: { messages: Messages }): ReactElement {
   const t = (k: string): string => translate(messages, k);
-  const [values, setValues] = useState({ oldPassword: '', newPassword: '', confirm: '' });
-  const [errors, setErrors] = useState<Fields>({});
-  const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  useEffect(() => { setValues((v) => typedBeforeHydration(formRef.current, v)); }, []);
+  const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({ oldPassword: '', newPassword: '', confirm: '' });
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     const { confirm, ...body } = values;
     const parsed = ChangePasswordInput.safeParse(body);
-    const fields = parsed.success ? {} : zodFields(parsed.error, messages);
+    const fields: Fields = parsed.success ? {} : zodFields(parsed.error, messages);
     if (confirm !== values.newPassword) fields.confirm = t('validation.passwordMismatch');
     if (values.oldPassword && values.oldPassword === values.newPassword) fields.newPassword = t('validation.samePassword');
     setErrors(fields);
     if (Object.keys(fields).length) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       await request('/api/account/changePassword', { data: body, showSuccessMessage: true });
       setValues({ oldPassword: '', newPassword: '', confirm: '' });
-    } catch (err) {
-      setErrors(serverFields(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const input = (name: keyof typeof values, label: string, autoComplete: string): ReactElement => (

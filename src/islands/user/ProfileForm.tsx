@@ -1,9 +1,9 @@
 // The member's profile: nickname, gender, birthday, motto (and username, unique).
-import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
+import { useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { ProfileInput } from '../../lib/shared/validation/account';
 import { $user } from '../../lib/client/stores/user';
-import { serverFields, translate, typedBeforeHydration, zodFields, type Fields, type Messages } from './form-helpers';
+import { serverFields, translate, useForm, zodFields, type Messages } from './form-helpers';
 
 export interface ProfileValues {
   avatar: string;
@@ -16,27 +16,18 @@ export interface ProfileValues {
 
 export default function ProfileForm({ messages, initial }: { messages: Messages; initial: ProfileValues }): ReactElement {
   const t = (k: string): string => translate(messages, k);
-  const [values, setValues] = useState(initial);
-  const [errors, setErrors] = useState<Fields>({});
-  const [busy, setBusy] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  useEffect(() => { setValues((v) => typedBeforeHydration(formRef.current, v)); }, []);
+  const { values, setValues, errors, setErrors, busy, formRef, run } = useForm(initial);
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     const parsed = ProfileInput.safeParse(values);
     if (!parsed.success) return setErrors(zodFields(parsed.error, messages));
     setErrors({});
-    setBusy(true);
-    try {
+    await run(async () => {
       await request('/api/account/profile', { data: values, showSuccessMessage: true });
       const stored = $user.get();
       if (stored.id) $user.set({ ...stored, nickname: values.nickname, username: values.username });
-    } catch (err) {
-      setErrors(serverFields(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const [uploading, setUploading] = useState(false);

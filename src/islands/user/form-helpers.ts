@@ -1,4 +1,5 @@
 // Small helpers the member-center forms share: message lookup and field errors.
+import { useEffect, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { ApiError } from '../../lib/client/api';
 
@@ -42,4 +43,28 @@ export function typedBeforeHydration<T extends object>(form: HTMLFormElement | n
     }
   }
   return changed ? (next as T) : values;
+}
+
+/**
+ * The state every member-center form keeps: its values (with what was typed before hydration),
+ * field errors, and a busy flag while a request runs.
+ */
+export function useForm<T extends object>(initial: T) {
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<Fields>({});
+  const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => { setValues((v) => typedBeforeHydration(formRef.current, v)); }, []);
+  /** Runs a request with the busy flag set; server field errors land beside their fields. */
+  const run = async (action: () => Promise<void>): Promise<void> => {
+    setBusy(true);
+    try {
+      await action();
+    } catch (err) {
+      setErrors(serverFields(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { values, setValues, errors, setErrors, busy, formRef, run };
 }
