@@ -1,6 +1,6 @@
 import type { APIContext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
-import { REFRESH_COOKIE, SESSION_COOKIE, requestBasics } from './lib/server/request-context';
+import { REFRESH_COOKIE, SESSION_COOKIE, fromOwnSite, requestBasics } from './lib/server/request-context';
 import { RefreshRaceError, refreshSession, resolveAccessToken, type Resolved } from './lib/server/auth/sessions';
 import { clearSessionCookie, setSessionCookies } from './lib/server/auth/guard';
 import { Code } from './lib/shared/codes';
@@ -36,7 +36,7 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
     const normal = normalizeApiPath(url.pathname);
     if (normal !== url.pathname) return ctx.rewrite(normal + url.search);
     // A session carried by cookie must come from our own pages for anything that changes state.
-    if (locals.session?.viaCookie && !SAFE_METHODS.has(request.method) && !sameSite(request, locals.runtime.config.siteDomain)) {
+    if (locals.session?.viaCookie && !SAFE_METHODS.has(request.method) && !fromOwnSite(request.headers.get('origin') ?? request.headers.get('referer'), request.headers.get('host'), locals.runtime.config.siteDomain)) {
       return envelope({ code: Code.error, msg: translator(locals.apiLocale, 'api')('api.forbiddenOrigin'), data: null }, 403);
     }
     const limited = await rateLimitReply(ctx, `api:${requestIp(ctx)}`, locals.runtime.config.apiRateLimit, 60);
@@ -85,18 +85,6 @@ async function maybeCache(request: Request, locals: App.Locals, response: Respon
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** True when the Origin (or Referer) is this host or another host of the same site. */
-function sameSite(request: Request, siteDomain: string | null): boolean {
-  const source = request.headers.get('origin') ?? request.headers.get('referer');
-  if (!source) return false;
-  let host: string;
-  try { host = new URL(source).host.toLowerCase(); } catch { return false; }
-  const own = (request.headers.get('host') ?? '').toLowerCase();
-  if (host === own) return true;
-  const bare = host.split(':')[0] ?? '';
-  return !!siteDomain && (bare === siteDomain || bare.endsWith(`.${siteDomain}`));
-}
 
 /**
  * Finds the member behind the request: header `ba-user-token` (API clients) or the HttpOnly cookie

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Runtime } from '../lib/server/runtime';
 import { PageCache, type CachedPage } from '../lib/server/page-cache';
 import { pickEncoding } from '../lib/server/compress';
-import { requestBasics, readCookie, REFRESH_COOKIE, SESSION_COOKIE } from '../lib/server/request-context';
+import { negotiateLocale, newRequestId, requestBasics, readCookie, REFRESH_COOKIE, SESSION_COOKIE } from '../lib/server/request-context';
 import { normalizeApiPath, toAppPath } from '../lib/shared/hosts';
 import { translator } from '../lib/i18n';
 import { apiLocale } from '../lib/server/http';
@@ -150,8 +150,10 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
       await handler(req, res, undefined, { runtime, ...basics });
     } catch (err) {
-      log.error('request failed', { url: req.url, err: err instanceof Error ? err.stack : String(err) });
-      if (!res.headersSent) sendEnvelope(res, 500, 0, 'Server internal error!');
+      const requestId = newRequestId();
+      log.error('request failed', { requestId, url: req.url, err: err instanceof Error ? err.stack : String(err) });
+      const locale = negotiateLocale(req.headers.cookie, req.headers['accept-language']);
+      if (!res.headersSent) sendEnvelope(res, 500, 0, translator(locale, 'api')('api.internal', { requestId }));
       else res.destroy();
     }
   });

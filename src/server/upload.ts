@@ -12,7 +12,7 @@ import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
 import { resolveAccessToken } from '../lib/server/auth/sessions';
-import { readCookie, SESSION_COOKIE } from '../lib/server/request-context';
+import { fromOwnSite, readCookie, SESSION_COOKIE } from '../lib/server/request-context';
 import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime, type UploadCheckKey } from '../lib/server/upload/check';
 import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
 import { translateAny, type Locale } from '../lib/i18n';
@@ -353,16 +353,6 @@ function fileOfUrl(runtime: Runtime, url: string): string | null {
   return full.startsWith(root + sep) ? full : null;
 }
 
-function sameSite(req: IncomingMessage, siteDomain: string | null): boolean {
-  const source = req.headers.origin ?? req.headers.referer;
-  if (!source) return false;
-  let host: string;
-  try { host = new URL(source).host.toLowerCase(); } catch { return false; }
-  if (host === (req.headers.host ?? '').toLowerCase()) return true;
-  const bare = host.split(':')[0] ?? '';
-  return !!siteDomain && (bare === siteDomain || bare.endsWith(`.${siteDomain}`));
-}
-
 /** The member behind an upload request: header `ba-user-token` (or `bausertoken`), else the cookie. */
 export async function resolveUploadUser(req: IncomingMessage, runtime: Runtime): Promise<Pick<UploadContext, 'user' | 'tokenExpired' | 'viaCookie'>> {
   const header = String(req.headers['ba-user-token'] ?? req.headers.bausertoken ?? '');
@@ -550,7 +540,7 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
       if (ctx.tokenExpired) return sendEarly(req, res, 200, Code.tokenExpired, t('api.tokenExpired'), []);
       return sendEarly(req, res, 200, Code.login, t('api.needLogin'), { type: 'need login' });
     }
-    if (ctx.viaCookie && !sameSite(req, runtime.config.siteDomain)) return sendEarly(req, res, 403, Code.error, t('api.forbiddenOrigin'), null);
+    if (ctx.viaCookie && !fromOwnSite(req.headers.origin ?? req.headers.referer, req.headers.host, runtime.config.siteDomain)) return sendEarly(req, res, 403, Code.error, t('api.forbiddenOrigin'), null);
     const limit = await runtime.limiter.hit(`upload:${ctx.user.id}`, UPLOADS_PER_MINUTE, 60);
     if (!limit.allowed) {
       return sendEarly(req, res, 429, Code.error, t('api.rateLimited', { seconds: limit.retryAfter }), null, { 'retry-after': String(limit.retryAfter) });

@@ -1,12 +1,11 @@
 // The login and sign-up form of /user/login. Validation uses the same schemas as the API, so both
 // say the same thing; field errors from the server appear beside their fields.
 import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
-import type { z } from 'zod';
-import { ApiError, request } from '../../lib/client/api';
+import { request } from '../../lib/client/api';
 import { rememberUser } from '../../lib/client/stores/user';
 import { LoginInput, RegisterInput, RetrievePasswordInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
 import ClickCaptcha from './ClickCaptcha';
-import { typedBeforeHydration } from './form-helpers';
+import { serverFields, translate, typedBeforeHydration, zodFields, type Fields } from './form-helpers';
 
 export interface LoginFormProps {
   locale: 'zh-cn' | 'en';
@@ -17,17 +16,7 @@ export interface LoginFormProps {
   redirectTo: string;
 }
 
-type Fields = Record<string, string>;
 type Pending = { purpose: 'login' | 'code'; id: string } | null;
-
-function fieldErrorsOf(error: z.ZodError, m: Record<string, string>): Fields {
-  const out: Fields = {};
-  for (const issue of error.issues) {
-    const name = String(issue.path[0] ?? '_');
-    out[name] ??= m[issue.message] ?? m['validation.required'] ?? issue.message;
-  }
-  return out;
-}
 
 function newCaptchaId(): string {
   return crypto.randomUUID();
@@ -35,8 +24,7 @@ function newCaptchaId(): string {
 
 export default function LoginForm(props: LoginFormProps): ReactElement {
   const m = props.messages;
-  const t = (key: string, values?: Record<string, string | number>): string =>
-    (m[key] ?? key).replace(/\{(\w+)\}/g, (_, k: string) => String(values?.[k] ?? `{${k}}`));
+  const t = (key: string, values?: Record<string, string | number>): string => translate(m, key, values);
   const [tab, setTab] = useState<'login' | 'register' | 'retrieve'>(props.initialTab);
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
@@ -62,24 +50,27 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
     location.assign(props.redirectTo);
   };
 
-  const serverErrors = (err: unknown): void => {
-    if (err instanceof ApiError) setErrors(((err.data as { fields?: Fields } | null)?.fields) ?? {});
+  /** Runs one request with the form busy; server field errors land beside their fields. */
+  const run = async (action: () => Promise<void>): Promise<void> => {
+    setBusy(true);
+    try {
+      await action();
+    } catch (err) {
+      setErrors(serverFields(err));
+    } finally {
+      setBusy(false);
+    }
   };
 
   const submitLogin = async (captcha?: { id: string; info: string }): Promise<void> => {
     const body = { tab: 'login' as const, ...login, keep: login.keep, ...(captcha ? { captchaId: captcha.id, captchaInfo: captcha.info } : {}) };
     const parsed = LoginInput.safeParse(body);
-    if (!parsed.success) return setErrors(fieldErrorsOf(parsed.error, m));
+    if (!parsed.success) return setErrors(zodFields(parsed.error, m));
     if (props.captchaSwitch && !captcha) return setPending({ purpose: 'login', id: newCaptchaId() });
-    setBusy(true);
-    try {
+    await run(async () => {
       const reply = await request<{ userInfo: Parameters<typeof finish>[0] }>('/api/user/checkIn', { data: body, showSuccessMessage: true });
       finish(reply.data.userInfo);
-    } catch (err) {
-      serverErrors(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const sendCode = async (captcha?: { id: string; info: string }): Promise<void> => {
@@ -90,8 +81,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
     const check = (isEmail ? emailSchema : mobileSchema).safeParse(address);
     if (!check.success) return setErrors({ [reg.registerType]: m[check.error.issues[0]?.message ?? ''] ?? '' });
     if (!captcha) return setPending({ purpose: 'code', id: newCaptchaId() });
-    setBusy(true);
-    try {
+    await run(async () => {
       const path = isEmail ? '/api/ems/send' : '/api/sms/send';
       const data = isEmail
         ? { email: address, event, captchaId: captcha.id, captchaInfo: captcha.info }
@@ -99,11 +89,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
       await request(path, { data, showSuccessMessage: true });
       setErrors({});
       setCountdown(60);
-    } catch (err) {
-      serverErrors(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const submitRegister = async (): Promise<void> => {
@@ -112,36 +98,26 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
       ...(reg.registerType === 'email' ? { email: reg.email } : { mobile: reg.mobile }),
     };
     const parsed = RegisterInput.safeParse(body);
-    if (!parsed.success) return setErrors(fieldErrorsOf(parsed.error, m));
-    setBusy(true);
-    try {
+    if (!parsed.success) return setErrors(zodFields(parsed.error, m));
+    await run(async () => {
       const reply = await request<{ userInfo: Parameters<typeof finish>[0] }>('/api/user/checkIn', { data: body, showSuccessMessage: true });
       finish(reply.data.userInfo);
-    } catch (err) {
-      serverErrors(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const submitRetrieve = async (): Promise<void> => {
     const body = { type: reg.registerType, account: reg.registerType === 'email' ? reg.email : reg.mobile, captcha: reg.captcha, password: reg.password };
     const parsed = RetrievePasswordInput.safeParse(body);
     if (!parsed.success) {
-      const fields = fieldErrorsOf(parsed.error, m);
+      const fields = zodFields(parsed.error, m);
       if (fields.account) fields[reg.registerType] = fields.account;
       return setErrors(fields);
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       await request('/api/account/retrievePassword', { data: body, showSuccessMessage: true });
       setReg({ ...reg, password: '', captcha: '' });
       setTab('login');
-    } catch (err) {
-      serverErrors(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const onSubmit = (e: FormEvent): void => {

@@ -105,3 +105,16 @@ export function clientIp(request: Request, address: string, trustProxy: boolean)
   }
   return address;
 }
+
+/**
+ * True when a request's Origin (or, failing that, Referer) is its own host or another host of the
+ * same site: state-changing requests authenticated by cookie must come from our own pages.
+ */
+export function fromOwnSite(source: string | null | undefined, host: string | null | undefined, siteDomain: string | null): boolean {
+  if (!source) return false;
+  let origin: string;
+  try { origin = new URL(source).host.toLowerCase(); } catch { return false; }
+  if (origin === (host ?? '').toLowerCase()) return true;
+  const bare = origin.split(':')[0] ?? '';
+  return !!siteDomain && (bare === siteDomain || bare.endsWith(`.${siteDomain}`));
+}

@@ -8,7 +8,6 @@ export const Code = {
   noPermission: 401,
   tokenExpired: 409,
 } as const;
-export type CodeValue = (typeof Code)[keyof typeof Code];
 
 export interface Envelope<T = unknown> {
   code: number;
@@ -16,9 +15,4 @@ export interface Envelope<T = unknown> {
   data: T;
   /** Unix seconds. */
   time: number;
-}
-
-/** Field errors travel in `data.fields`: field path → message in the request's language. */
-export interface FieldErrors {
-  fields: Record<string, string>;
 }

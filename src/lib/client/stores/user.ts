@@ -19,8 +19,3 @@ export function forgetUser(): void {
   localStorage.removeItem(TOKEN_KEY);
   $user.set({});
 }
-
-/** Logged in means an id and a token exist (spec §4). */
-export function isLoggedIn(user: StoredUser = $user.get()): boolean {
-  return Boolean(user.id && user.token);
-}

@@ -1,7 +1,6 @@
 // `pages/api/index/index.ts` would answer /api/index: the extra folder makes this /api/index/index.
 import { z } from 'zod';
-import { api, AppError, ok } from '../../../../lib/server/http';
-import { readInput } from '../../../../lib/server/http';
+import { api, AppError, ok, readInput } from '../../../../lib/server/http';
 import { Code } from '../../../../lib/shared/codes';
 import { siteInfo } from '../../../../lib/server/site/chrome';
 import { splitRules } from '../../../../lib/server/site/rules';
