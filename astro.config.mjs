@@ -8,7 +8,18 @@ import react from '@astrojs/react';
 export default defineConfig({
   output: 'server',
   adapter: node({ mode: 'middleware', bodySizeLimit: 16 * 1024 * 1024 }),
-  integrations: [react()],
+  integrations: [
+    react(),
+    {
+      // `client:interact`: hydrate on the first interaction (editors, reply boxes), see the entrypoint.
+      name: 'atrium-client-interact',
+      hooks: {
+        'astro:config:setup': ({ addClientDirective }) => {
+          addClientDirective({ name: 'interact', entrypoint: './src/lib/client/directives/interact.ts' });
+        },
+      },
+    },
+  ],
   telemetry: false,
   server: { port: Number(process.env.PORT ?? 4321), host: process.env.HOST ?? 'localhost' },
   build: { inlineStylesheets: 'never' },

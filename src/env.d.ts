@@ -23,3 +23,10 @@ declare namespace App {
     cacheTags: string[] | null;
   }
 }
+
+declare namespace Astro {
+  interface ClientDirectives {
+    /** Hydrate on the first pointer press, focus, key press or touch inside the island (src/lib/client/directives/interact.ts). */
+    'client:interact'?: boolean;
+  }
+}

@@ -12,6 +12,7 @@ import { createUser, findByAccount, formatMoney } from '../lib/server/account/us
 import { adjustMoney, adjustScore } from '../lib/server/account/ledger';
 import { addNotice } from '../lib/server/account/notices';
 import { decideInvoice, pendingInvoices } from '../lib/server/account/invoices';
+import { SITE_MODULES, installModule, installedModules, uninstallModule } from '../lib/server/modules/installs';
 import { endOtherSessions } from '../lib/server/auth/sessions';
 import { AppError, fieldErrors } from '../lib/server/http';
 import { translateAny } from '../lib/i18n';
@@ -37,6 +38,9 @@ const USAGE = `Usage: npm run atrium -- <command>
   notice:add <title> <text>                     publish a site notice in the member center
   invoice:list                                  pending invoice requests
   invoice:issue <id> [remark] | invoice:reject <id> <reason>
+
+  module:list                                   site modules this codebase ships, and which are installed
+  module:install <uid> | module:uninstall <uid> e.g. module:install editor (the forum and docs editors need it)
 `;
 
 async function run(args: string[]): Promise<number> {
@@ -168,6 +172,26 @@ async function run(args: string[]): Promise<number> {
         const done = await decideInvoice(runtime.db, id, command === 'invoice:issue' ? 'issued' : 'rejected', remark);
         process.stdout.write(done ? `Invoice ${id} ${command === 'invoice:issue' ? 'issued' : 'rejected'}.\n` : `No pending invoice ${id}.\n`);
         return done ? 0 : 1;
+      }
+      case 'module:list': {
+        const installed = new Map((await installedModules(runtime.db)).map((m) => [m.uid, m]));
+        for (const [uid, info] of Object.entries(SITE_MODULES)) {
+          const row = installed.get(uid);
+          process.stdout.write(`${uid}\t${info.version}\t${row ? `installed ${row.version}` : 'not installed'}\n`);
+        }
+        return 0;
+      }
+      case 'module:install':
+      case 'module:uninstall': {
+        const [uid] = rest;
+        if (!uid || !SITE_MODULES[uid]) {
+          process.stderr.write(`Unknown module "${uid ?? ''}". Site modules: ${Object.keys(SITE_MODULES).join(', ')}\n`);
+          return 2;
+        }
+        const changed = command === 'module:install' ? await installModule(runtime.db, uid) : await uninstallModule(runtime.db, uid);
+        await runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+        process.stdout.write(command === 'module:install' ? `Installed ${uid} ${SITE_MODULES[uid].version}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
+        return 0;
       }
       default:
         process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);

@@ -27,6 +27,11 @@ export async function main(): Promise<void> {
   const { log } = runtime;
   log.info(`database ready (${runtime.database.kind}: ${runtime.database.where})${config.redisUrl ? ', redis connected' : ''}`);
   if (migrateOnly) {
+    if (process.argv.includes('--demo')) {
+      const { seedDemo } = await import('../lib/server/ask/demo');
+      for (const line of await seedDemo(runtime.db)) log.info(line);
+      await runtime.pageCache.invalidate(['ask']);
+    }
     await runtime.close();
     return;
   }

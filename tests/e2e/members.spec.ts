@@ -1,45 +1,14 @@
 // A member's life: sign up with captcha and e-mail code, use the member center, leave.
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL) to read the captcha's answer.
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import pg from 'pg';
+import { expect, test } from '@playwright/test';
+import { query as queryDb, readEnv, solveCaptcha as solve, type E2eEnv } from './helpers';
 
-/** Written by tests/e2e/serve.mjs when the server starts: read once the server runs. */
-let env: { dataDir: string; databaseUrl: string | null } = { dataDir: '', databaseUrl: null };
-test.beforeAll(() => {
-  env = JSON.parse(readFileSync(join(process.cwd(), 'tests/.tmp/e2e.json'), 'utf8')) as typeof env;
-});
-
-async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: env.databaseUrl! });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * Does what opens the captcha, then clicks its targets where the database says they are. The
- * captcha is found by the id the page asked for, so tests running side by side do not mix them up.
- */
-async function solveCaptcha(page: Page, open: () => Promise<void>): Promise<void> {
-  const asked = page.waitForRequest(/\/api\/common\/clickCaptcha\?id=/);
-  await open();
-  const id = new URL((await asked).url()).searchParams.get('id')!;
-  const image = page.locator('.click-captcha img');
-  await expect(image).toBeVisible();
-  const key = createHash('sha256').update(`click:${id}`).digest('hex');
-  const [row] = await query<{ captcha: string }>('select captcha from captcha where key = $1', [key]);
-  const stored = JSON.parse(row!.captcha) as { text: { x: number; y: number; width: number; height: number }[]; width: number; height: number };
-  const box = (await image.boundingBox())!;
-  for (const target of stored.text) {
-    await page.mouse.click(box.x + ((target.x + target.width / 2) / stored.width) * box.width, box.y + ((target.y + target.height / 2) / stored.height) * box.height);
-  }
-}
+let env: E2eEnv = { dataDir: '', databaseUrl: null };
+test.beforeAll(() => { env = readEnv(); });
+const query = <T>(sql: string, params: unknown[] = []): Promise<T[]> => queryDb<T>(env, sql, params);
+const solveCaptcha = (page: Parameters<typeof solve>[1], open: () => Promise<void>): Promise<void> => solve(env, page, open);
 
 function latestCode(address: string): string {
   const dir = join(env.dataDir, 'outbox');

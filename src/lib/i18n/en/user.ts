@@ -121,4 +121,6 @@ export default {
   'user.menu.userCenter': 'Member center',
   'user.card.title': 'Member card',
   'user.iframe.title': 'Embedded page',
+  'user.menu.ask/reports': 'Reports',
+  'user.noPermission': 'You do not have permission to see this page',
 } as const satisfies Messages<typeof zh>;

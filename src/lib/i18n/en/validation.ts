@@ -17,4 +17,12 @@ export default {
   'validation.captcha': 'Please complete the captcha first',
   'validation.passwordMismatch': 'The two passwords do not match',
   'validation.samePassword': 'The new password must differ from the old one',
+  'validation.content': 'Content cannot be empty',
+  'validation.editorRequired': 'Editor required',
+  'validation.bodyTooLong': 'The content is too long: at most 30,000 characters',
+  'validation.commentTooLong': 'The comment is too long: at most 1,000 characters',
+  'validation.postTitle': 'The title must be 4 to 150 characters',
+  'validation.tag': 'A tag may contain letters, digits and + # . - and be at most 30 characters',
+  'validation.tags': 'At most 5 tags',
+  'validation.reportReason': 'Please give a reason for the report (2 to 500 characters)',
 } as const satisfies Messages<typeof zh>;

@@ -118,4 +118,6 @@ export default {
   'user.menu.userCenter': '会员中心',
   'user.card.title': '会员名片',
   'user.iframe.title': '内嵌页面',
+  'user.menu.ask/reports': '举报处理',
+  'user.noPermission': '你没有权限查看这个页面',
 } as const;

@@ -15,4 +15,12 @@ export default {
   'validation.captcha': '请先完成人机验证',
   'validation.passwordMismatch': '两次输入的密码不一致',
   'validation.samePassword': '新密码不能与旧密码相同',
+  'validation.content': '内容不能为空',
+  'validation.editorRequired': '需要编辑器',
+  'validation.bodyTooLong': '内容太长了：最多 30,000 个字符',
+  'validation.commentTooLong': '评论太长了：最多 1,000 个字符',
+  'validation.postTitle': '标题需为 4 到 150 个字符',
+  'validation.tag': '标签只能包含文字、数字和 + # . -，最长 30 个字符',
+  'validation.tags': '最多 5 个标签',
+  'validation.reportReason': '请写明举报理由（2 到 500 个字符）',
 } as const;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { config, userGroup, userRule } from './schema';
+import { seedCategories } from '../ask/categories';
 
 export const VERSION = 'v0.1.0';
 /** Group ids every site has: new members join MEMBER_GROUP; ADMIN_GROUP's rules are `*`. */
@@ -30,6 +31,8 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'open_source_star_url', group: 'basics', title: 'Repository the star dialog links to', type: 'string', value: '' },
   { name: 'user_iframe_allow', group: 'user', title: 'Origins member-center iframe menus may embed', type: 'string', value: '', tip: 'Comma-separated, e.g. https://docs.example.com' },
   { name: 'sign_in_score', group: 'user', title: 'Points for a daily check-in', type: 'number', value: '10' },
+  { name: 'ask_post_score', group: 'ask', title: 'Points for publishing a post', type: 'number', value: '2' },
+  { name: 'ask_accept_score', group: 'ask', title: 'Points for an accepted answer', type: 'number', value: '15' },
   { name: 'user_login_captcha', group: 'user', title: 'Captcha at login', type: 'switch', value: '1' },
   { name: 'upload_mode', group: 'upload', title: 'Upload mode', type: 'string', value: 'local' },
   { name: 'upload_max_size', group: 'upload', title: 'Maximum upload size', type: 'string', value: '10mb' },
@@ -71,6 +74,9 @@ export const DEFAULT_RULES: RuleSeed[] = [
     menu('ask/post', '我的帖子', 'edit'),
     menu('ask/comment', '我的回复', 'reply'),
     menu('ask/collect', '我的收藏', 'bookmark'),
+    { ...menu('ask/reports', '举报处理', 'flag'), children: [
+      { type: 'button', name: 'ask/moderate', title: '管理帖子', path: '' },
+    ] },
   ] },
   { type: 'menu_dir', name: 'developer', title: '开发者', path: 'developer', icon: 'code', children: [
     menu('developer/verif', '开发者认证', 'badge'),
@@ -84,6 +90,9 @@ export const DEFAULT_RULES: RuleSeed[] = [
 ];
 
 const now = (): number => Math.floor(Date.now() / 1000);
+
+/** Rules only moderators hold: the report list and the moderation button. */
+export const MODERATOR_RULES = ['ask/reports', 'ask/moderate'];
 
 /**
  * Fills an empty database with the defaults a new site needs. Idempotent: existing rows are
@@ -116,8 +125,10 @@ export async function seedDefaults(db: Db): Promise<string[]> {
   }
   const [{ count: groupCount } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(userGroup);
   if (groupCount === 0) {
-    // Members get the rules that exist now, by id; administrators get every rule, present and future.
-    const ids = (await db.select({ id: userRule.id }).from(userRule)).map((r) => r.id).join(',');
+    // Members get the rules that exist now, by id, except moderation; administrators get every
+    // rule, present and future.
+    const ids = (await db.select({ id: userRule.id, name: userRule.name }).from(userRule))
+      .filter((r) => !MODERATOR_RULES.includes(r.name)).map((r) => r.id).join(',');
     await db.insert(userGroup).values([
       { id: MEMBER_GROUP, name: '默认分组', rules: ids, status: 1, createTime: now(), updateTime: now() },
       { id: ADMIN_GROUP, name: '管理员', rules: '*', status: 1, createTime: now(), updateTime: now() },
@@ -125,5 +136,7 @@ export async function seedDefaults(db: Db): Promise<string[]> {
     await db.execute(sql`select setval(pg_get_serial_sequence('user_group', 'id'), (select max(id) from user_group))`);
     done.push('user_group: added the member group and the administrator group');
   }
+  const category = await seedCategories(db);
+  if (category) done.push(category);
   return done;
 }

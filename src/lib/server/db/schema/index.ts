@@ -1,3 +1,6 @@
 export * from './site';
 export * from './user';
 export * from './account';
+export * from './ask';
+export * from './messages';
+export * from './modules';

@@ -1,0 +1,81 @@
+// Writing or editing a post: title, category, tags and the body in the site editor. A draft is kept
+// in the browser until the post is published; a double submit creates one post (form nonce).
+import { useRef, type FormEvent } from 'react';
+import { request } from '../../lib/client/api';
+import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
+import { PostInput } from '../../lib/shared/validation/ask';
+import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
+
+interface Props {
+  messages: Messages;
+  categories: { id: number; title: string }[];
+  initial: { id?: number; title: string; category_id: number; tags: string; content: string };
+  /** Where a published post lives, with `{id}` (subdomain-aware, from the server). */
+  postUrl: string;
+}
+
+function newNonce(): string {
+  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 12)}`;
+}
+
+export function splitTags(text: string): string[] {
+  return [...new Set(text.split(/[\s,，、]+/).map((s) => s.replace(/^#/, '').trim()).filter(Boolean))];
+}
+
+export default function PostForm({ messages, categories, initial, postUrl }: Props) {
+  const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({
+    title: initial.title, category_id: String(initial.category_id || categories[0]?.id || ''), tags: initial.tags, content: initial.content,
+  });
+  const nonce = useRef(newNonce());
+  const draftKey = initial.id ? `ask-edit:${initial.id}` : 'ask-new';
+  const set = (name: keyof typeof values) => (e: { target: { value: string } }) => setValues({ ...values, [name]: e.target.value });
+
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    const parsed = PostInput.safeParse({
+      ...(initial.id ? { id: initial.id } : { nonce: nonce.current }),
+      title: values.title, category_id: values.category_id, tags: splitTags(values.tags), content: values.content,
+    });
+    if (!parsed.success) { setErrors(zodFields(parsed.error, messages)); return; }
+    setErrors({});
+    void run(async () => {
+      const { data } = await request<{ id: number }>('/api/ask/post', { method: 'POST', data: parsed.data, showSuccessMessage: true });
+      clearDraft(draftKey);
+      location.assign(postUrl.replace('{id}', String(data.id)));
+    });
+  };
+
+  const field = (name: string) => ({ 'aria-invalid': errors[name] ? true : undefined, 'aria-describedby': errors[name] ? `${name}-error` : undefined });
+  return (
+    <form ref={formRef} className="post-form card" onSubmit={submit} noValidate>
+      <div className="field">
+        <label htmlFor="post-title">{translate(messages, 'ask.post.titleLabel')}</label>
+        <input id="post-title" name="title" value={values.title} onChange={set('title')} maxLength={150} placeholder={translate(messages, 'ask.post.titlePlaceholder')} required {...field('title')} />
+        {errors.title && <p className="field-error" id="title-error" role="alert">{errors.title}</p>}
+      </div>
+      <div className="field">
+        <label htmlFor="post-category">{translate(messages, 'ask.post.category')}</label>
+        <select id="post-category" name="category_id" value={values.category_id} onChange={set('category_id')} {...field('category_id')}>
+          {categories.map((c) => <option key={c.id} value={c.id}>{c.title}</option>)}
+        </select>
+        {errors.category_id && <p className="field-error" id="category_id-error" role="alert">{errors.category_id}</p>}
+      </div>
+      <div className="field">
+        <label htmlFor="post-tags">{translate(messages, 'ask.post.tags')}</label>
+        <input id="post-tags" name="tags" value={values.tags} onChange={set('tags')} maxLength={200} aria-describedby="tags-hint" {...(errors.tags ? { 'aria-invalid': true } : {})} />
+        <p className="small muted" id="tags-hint">{translate(messages, 'ask.post.tagsHint')}</p>
+        {errors.tags && <p className="field-error" role="alert">{errors.tags}</p>}
+      </div>
+      <div className="field">
+        <MarkdownEditor
+          name="content" label={translate(messages, 'ask.post.content')} value={values.content}
+          onChange={(content) => setValues((v) => ({ ...v, content }))} messages={messages} draftKey={draftKey} uploadTopic="ask" rows={16} layout="split"
+        />
+        {errors.content && <p className="field-error" role="alert">{errors.content}</p>}
+      </div>
+      <p>
+        <button className="btn btn-primary" type="submit" disabled={busy}>{translate(messages, initial.id ? 'ask.post.save' : 'ask.post.submit')}</button>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,46 @@
+import type { APIContext } from 'astro';
+import type { Runtime } from '../runtime';
+import type { Locale } from '../../i18n';
+import { AppError, rateLimitReply } from '../http';
+import { isInstalled } from '../modules/installs';
+import { MODERATE_RULE } from './moderation';
+import type { UserRow } from '../account/users';
+
+type Node = { name: string; children?: unknown[] };
+const holds = (nodes: readonly Node[], name: string): boolean =>
+  nodes.some((n) => n.name === name || holds((n.children ?? []) as Node[], name));
+
+/** Whether a member's group grants a rule (route or button). */
+export async function hasRule(runtime: Runtime, groupId: number, locale: Locale, name: string): Promise<boolean> {
+  return holds(await runtime.rules.forGroup(groupId, locale), name);
+}
+
+/** Who is looking, as the forum services need it. */
+export async function viewerOf(runtime: Runtime, row: UserRow | undefined, locale: Locale): Promise<{ id: number; moderator: boolean } | null> {
+  if (!row) return null;
+  return { id: row.id, moderator: await hasRule(runtime, row.groupId, locale, MODERATE_RULE) };
+}
+
+/** Writing needs the editor module (spec §8 'Please install editor'). */
+export async function requireEditor(runtime: Runtime): Promise<void> {
+  if (!(await isInstalled(runtime.db, 'editor'))) throw new AppError('ask.post.installEditor');
+}
+
+/** Members younger than a day wait longer between posts (Discourse's new-user limits). */
+const NEW_MEMBER_SECONDS = 86_400;
+
+/**
+ * The forum's write limits (peers.md: Discourse 15 s per topic, 5 s per post; new users 120 s / 30 s).
+ * Returns the 429 reply to send, or null.
+ */
+export async function writeLimit(ctx: APIContext, member: UserRow, kind: 'post' | 'reply' | 'comment' | 'vote' | 'report'): Promise<Response | null> {
+  const fresh = Math.floor(Date.now() / 1000) - member.joinTime < NEW_MEMBER_SECONDS;
+  const [limit, seconds] = {
+    post: fresh ? [1, 120] : [1, 15],
+    reply: fresh ? [1, 30] : [1, 5],
+    comment: fresh ? [1, 15] : [1, 5],
+    vote: [60, 60],
+    report: [20, 86_400],
+  }[kind] as [number, number];
+  return rateLimitReply(ctx, `ask:${kind}:${member.id}`, limit, seconds);
+}

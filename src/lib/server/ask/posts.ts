@@ -1,0 +1,227 @@
+import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '../db/client';
+import { askCategory, askPost, askPostTag, askTag, config, user } from '../db/schema';
+import { AppError } from '../http';
+import { adjustScore } from '../account/ledger';
+import { notify } from '../messages/notify';
+import { searchVector } from '../search/text';
+import type { Locale } from '../../i18n';
+import type { ListInput, PostInput } from '../../shared/validation/ask';
+import { mentionsIn, renderBody } from './render';
+
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+const now = (): number => Math.floor(Date.now() / 1000);
+
+export interface Author { id: number; nickname: string; avatar: string }
+export interface PostSummary {
+  id: number; title: string; excerpt: string; categoryId: number; author: Author; tags: { id: number; name: string }[];
+  replyCount: number; score: number; views: number; collectCount: number; pinned: boolean; featured: boolean; solved: boolean;
+  status: string; lastActivityTime: number; createTime: number;
+}
+
+const displayName = sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username})`;
+
+export function vectorOf(title: string, text: string, tags: readonly string[]): string {
+  return searchVector([{ text: title, weight: 'A' }, { text: tags.join(' '), weight: 'B' }, { text, weight: 'C' }]);
+}
+
+/** Recomputes the "hot" score: log10 of the activity plus age, so newer activity wins ties. */
+export async function refreshHot(tx: Db | Tx, postId: number): Promise<void> {
+  await tx.execute(sql`update ask_post set hot = sign(s) * log(greatest(abs(s), 1)) + create_time / 45000.0
+    from (select up_count - down_count + reply_count + collect_count as s from ask_post where id = ${postId}) x where id = ${postId}`);
+}
+
+/** Tag names → ids, creating the ones that do not exist yet. */
+async function tagIds(tx: Tx, names: readonly string[]): Promise<number[]> {
+  const unique = [...new Map(names.map((n) => [n.toLowerCase(), n])).values()];
+  if (!unique.length) return [];
+  await tx.insert(askTag).values(unique.map((name) => ({ name, createTime: now() }))).onConflictDoNothing();
+  const rows = await tx.select({ id: askTag.id }).from(askTag).where(inArray(sql`lower(${askTag.name})`, unique.map((n) => n.toLowerCase())));
+  return rows.map((r) => r.id);
+}
+
+async function categoryOf(tx: Db | Tx, id: number) {
+  const [row] = await tx.select().from(askCategory).where(eq(askCategory.id, id));
+  if (!row) throw new AppError('ask.categoryMissing', { fieldKeys: { category_id: 'ask.categoryMissing' } });
+  return row;
+}
+
+/** A whole-number points setting from the site configuration (0 switches the reward off). */
+export async function scoreSetting(db: Db | Tx, name: string, fallback: number): Promise<number> {
+  const [row] = await db.select({ value: config.value }).from(config).where(eq(config.name, name));
+  const value = Number(row?.value ?? fallback);
+  return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : fallback;
+}
+
+/** Tells the members named with `@` (who exist and are not the author). */
+export async function notifyMentions(tx: Db | Tx, body: string, senderId: number, title: string, link: string): Promise<void> {
+  const names = mentionsIn(body);
+  if (!names.length) return;
+  const rows = await tx.select({ id: user.id }).from(user).where(inArray(sql`lower(${user.username})`, names));
+  await notify(tx, rows.map((r) => ({ type: 'ask_mention' as const, senderId, recipientId: r.id, title, link })));
+}
+
+/**
+ * Publishes a post. The form's nonce makes a double submit return the post the first one created;
+ * the category and tag counters and the points reward change in the same transaction.
+ */
+export async function createPost(db: Db, authorId: number, input: z.output<typeof PostInput>): Promise<{ id: number; created: boolean }> {
+  const rendered = await renderBody(input.content);
+  return db.transaction(async (tx) => {
+    const category = await categoryOf(tx, input.category_id);
+    const t = now();
+    const [row] = await tx.insert(askPost).values({
+      categoryId: category.id, userId: authorId, title: input.title, body: input.content, html: rendered.html, excerpt: rendered.excerpt,
+      lastActivityTime: t, nonce: input.nonce ?? null, searchVector: vectorOf(input.title, rendered.text, input.tags), createTime: t, updateTime: t,
+    }).onConflictDoNothing().returning({ id: askPost.id });
+    if (!row) {
+      const [existing] = await tx.select({ id: askPost.id }).from(askPost).where(and(eq(askPost.userId, authorId), eq(askPost.nonce, input.nonce ?? '')));
+      if (!existing) throw new AppError('api.invalidInput');
+      return { id: existing.id, created: false };
+    }
+    const ids = await tagIds(tx, input.tags);
+    if (ids.length) {
+      await tx.insert(askPostTag).values(ids.map((tagId) => ({ postId: row.id, tagId })));
+      await tx.update(askTag).set({ postCount: sql`${askTag.postCount} + 1` }).where(inArray(askTag.id, ids));
+    }
+    await tx.update(askCategory).set({ postCount: sql`${askCategory.postCount} + 1` }).where(eq(askCategory.id, category.id));
+    await refreshHot(tx, row.id);
+    const reward = await scoreSetting(tx, 'ask_post_score', 2);
+    if (reward > 0) await adjustScore(tx, authorId, reward, `Post #${row.id} published`);
+    await notifyMentions(tx, input.content, authorId, input.title, `/ask/info/${row.id}`);
+    return { id: row.id, created: true };
+  });
+}
+
+/** Edits a post: the author, or a moderator. The rendered HTML and search vector follow the new version. */
+export async function updatePost(db: Db, editor: { id: number; moderator: boolean }, input: z.output<typeof PostInput> & { id: number }): Promise<void> {
+  const rendered = await renderBody(input.content);
+  await db.transaction(async (tx) => {
+    const [post] = await tx.select().from(askPost).where(eq(askPost.id, input.id)).for('update');
+    if (!post || post.status === 'deleted') throw new AppError('ask.notFound', { status: 404 });
+    if (post.userId !== editor.id && !editor.moderator) throw new AppError('api.noPermission', { code: 401 });
+    const category = await categoryOf(tx, input.category_id);
+    const published = post.status === 'published';
+    const oldTags = (await tx.select({ tagId: askPostTag.tagId }).from(askPostTag).where(eq(askPostTag.postId, post.id))).map((r) => r.tagId);
+    const newTags = await tagIds(tx, input.tags);
+    const removed = oldTags.filter((id) => !newTags.includes(id));
+    const added = newTags.filter((id) => !oldTags.includes(id));
+    if (removed.length) {
+      await tx.delete(askPostTag).where(and(eq(askPostTag.postId, post.id), inArray(askPostTag.tagId, removed)));
+      if (published) await tx.update(askTag).set({ postCount: sql`${askTag.postCount} - 1` }).where(inArray(askTag.id, removed));
+    }
+    if (added.length) {
+      await tx.insert(askPostTag).values(added.map((tagId) => ({ postId: post.id, tagId })));
+      if (published) await tx.update(askTag).set({ postCount: sql`${askTag.postCount} + 1` }).where(inArray(askTag.id, added));
+    }
+    if (published && category.id !== post.categoryId) {
+      await tx.update(askCategory).set({ postCount: sql`${askCategory.postCount} - 1` }).where(eq(askCategory.id, post.categoryId));
+      await tx.update(askCategory).set({ postCount: sql`${askCategory.postCount} + 1` }).where(eq(askCategory.id, category.id));
+    }
+    await tx.update(askPost).set({
+      title: input.title, body: input.content, html: rendered.html, excerpt: rendered.excerpt, categoryId: category.id,
+      version: post.version + 1, searchVector: vectorOf(input.title, rendered.text, input.tags), updateTime: now(),
+    }).where(eq(askPost.id, post.id));
+  });
+}
+
+export type PostRow = typeof askPost.$inferSelect;
+
+export interface PostDetail {
+  post: Omit<PostRow, 'searchVector' | 'nonce'>;
+  author: Author & { username: string; motto: string };
+  category: { id: number; slug: string; type: string; title: string };
+  tags: { id: number; name: string }[];
+}
+
+/** A post with its author, category and tags; null when missing (deleted counts as missing for non-moderators). */
+export async function getPost(db: Db, id: number, locale: Locale, viewer: { id: number; moderator: boolean } | null): Promise<PostDetail | null> {
+  const [row] = await db.select({
+    post: askPost, username: user.username, nickname: displayName, avatar: user.avatar, motto: user.motto,
+    categorySlug: askCategory.slug, categoryType: askCategory.type, categoryTitle: askCategory.title,
+  }).from(askPost).innerJoin(user, eq(user.id, askPost.userId)).innerJoin(askCategory, eq(askCategory.id, askPost.categoryId))
+    .where(eq(askPost.id, id));
+  if (!row) return null;
+  const { post } = row;
+  if (post.status !== 'published' && !viewer?.moderator && !(post.status === 'hidden' && viewer?.id === post.userId)) return null;
+  const tags = await db.select({ id: askTag.id, name: askTag.name }).from(askPostTag).innerJoin(askTag, eq(askTag.id, askPostTag.tagId))
+    .where(eq(askPostTag.postId, id)).orderBy(asc(askTag.name));
+  const { searchVector: _v, nonce: _n, ...rest } = post;
+  return {
+    post: rest,
+    author: { id: post.userId, username: row.username, nickname: row.nickname, avatar: row.avatar, motto: row.motto },
+    category: { id: post.categoryId, slug: row.categorySlug, type: row.categoryType, title: row.categoryTitle[locale] },
+    tags,
+  };
+}
+
+export async function recordView(db: Db, id: number): Promise<void> {
+  await db.update(askPost).set({ views: sql`${askPost.views} + 1` }).where(eq(askPost.id, id));
+}
+
+/** Tags of many posts at once, by post id. */
+export async function tagsOf(db: Db, postIds: readonly number[]): Promise<Map<number, { id: number; name: string }[]>> {
+  const out = new Map<number, { id: number; name: string }[]>();
+  if (!postIds.length) return out;
+  const rows = await db.select({ postId: askPostTag.postId, id: askTag.id, name: askTag.name }).from(askPostTag)
+    .innerJoin(askTag, eq(askTag.id, askPostTag.tagId)).where(inArray(askPostTag.postId, [...postIds]));
+  for (const r of rows) {
+    const list = out.get(r.postId) ?? [];
+    list.push({ id: r.id, name: r.name });
+    out.set(r.postId, list);
+  }
+  return out;
+}
+
+export const summaryColumns = {
+  id: askPost.id, title: askPost.title, excerpt: askPost.excerpt, categoryId: askPost.categoryId, userId: askPost.userId,
+  nickname: displayName, avatar: user.avatar, replyCount: askPost.replyCount, up: askPost.upCount, down: askPost.downCount,
+  views: askPost.views, collectCount: askPost.collectCount, pinned: askPost.pinned, featured: askPost.featured,
+  accepted: askPost.acceptedReplyId, status: askPost.status, lastActivityTime: askPost.lastActivityTime, createTime: askPost.createTime,
+};
+interface SummaryRow {
+  id: number; title: string; excerpt: string; categoryId: number; userId: number; nickname: string; avatar: string; replyCount: number;
+  up: number; down: number; views: number; collectCount: number; pinned: number; featured: number; accepted: number | null; status: string;
+  lastActivityTime: number; createTime: number;
+}
+
+export async function toSummaries(db: Db, rows: readonly SummaryRow[]): Promise<PostSummary[]> {
+  const tags = await tagsOf(db, rows.map((r) => r.id));
+  return rows.map((r) => ({
+    id: r.id, title: r.title, excerpt: r.excerpt, categoryId: r.categoryId, author: { id: r.userId, nickname: r.nickname, avatar: r.avatar },
+    tags: tags.get(r.id) ?? [], replyCount: r.replyCount, score: r.up - r.down, views: r.views, collectCount: r.collectCount,
+    pinned: r.pinned === 1, featured: r.featured === 1, solved: r.accepted !== null, status: r.status, lastActivityTime: r.lastActivityTime, createTime: r.createTime,
+  }));
+}
+
+/** One page of a forum list (tabs, category, tag or member), newest activity first unless "hot". */
+export async function listPosts(db: Db, input: z.output<typeof ListInput>): Promise<{ list: PostSummary[]; total: number }> {
+  const where: SQL[] = [eq(askPost.status, 'published')];
+  let total: Promise<number>;
+  const countWhere = (extra: SQL[]) => db.select({ n: sql<number>`count(*)::int` }).from(askPost).where(and(...where, ...extra)).then((r) => r[0]?.n ?? 0);
+  if (input.category) where.push(eq(askPost.categoryId, input.category));
+  if (input.user) where.push(eq(askPost.userId, input.user));
+  if (input.tag) where.push(inArray(askPost.id, db.select({ id: askPostTag.postId }).from(askPostTag).where(eq(askPostTag.tagId, input.tag))));
+  if (input.tab === 'featured') where.push(eq(askPost.featured, 1));
+  if (input.tab === 'unsolved') {
+    where.push(isNull(askPost.acceptedReplyId));
+    where.push(inArray(askPost.categoryId, db.select({ id: askCategory.id }).from(askCategory).where(eq(askCategory.type, 'question'))));
+  }
+  const plain = input.tab === 'latest' || input.tab === 'hot';
+  if (plain && input.tag && !input.category && !input.user) {
+    total = db.select({ n: askTag.postCount }).from(askTag).where(eq(askTag.id, input.tag)).then((r) => r[0]?.n ?? 0);
+  } else if (plain && !input.tag && !input.user) {
+    // Exact counters kept by the writes: no count(*) over the whole forum on every page view.
+    total = db.select({ n: sql<number>`coalesce(sum(${askCategory.postCount}), 0)::int` }).from(askCategory)
+      .where(input.category ? eq(askCategory.id, input.category) : undefined).then((r) => r[0]?.n ?? 0);
+  } else {
+    total = countWhere([]);
+  }
+  const order = input.tab === 'hot' ? [desc(askPost.hot), desc(askPost.id)]
+    : input.tab === 'latest' && !input.category && !input.tag && !input.user ? [desc(askPost.pinned), desc(askPost.lastActivityTime), desc(askPost.id)]
+      : [desc(askPost.lastActivityTime), desc(askPost.id)];
+  const rows = await db.select(summaryColumns).from(askPost).innerJoin(user, eq(user.id, askPost.userId))
+    .where(and(...where)).orderBy(...order).limit(input.limit).offset((input.page - 1) * input.limit);
+  return { list: await toSummaries(db, rows), total: await total };
+}

@@ -1,0 +1,32 @@
+import { and, eq } from 'drizzle-orm';
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { createPost, updatePost } from '../../../lib/server/ask/posts';
+import { requireEditor, viewerOf, writeLimit } from '../../../lib/server/ask/access';
+import { askPost } from '../../../lib/server/db/schema';
+import { PostInput } from '../../../lib/shared/validation/ask';
+import { translateAny } from '../../../lib/i18n';
+
+/** Publishes a post, or saves an edit when `id` is given (the author or a moderator). */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const { runtime, apiLocale } = ctx.locals;
+  await requireEditor(runtime);
+  const input = await readInput(ctx, PostInput);
+  if (input.id) {
+    const viewer = await viewerOf(runtime, member, apiLocale);
+    await updatePost(runtime.db, viewer!, { ...input, id: input.id });
+    await runtime.pageCache.invalidate(['ask']);
+    return ok({ id: input.id }, translateAny(apiLocale, 'ask.post.saved'));
+  }
+  // A resubmitted form (same nonce) gets the post it already created, without meeting the limit.
+  const [again] = input.nonce
+    ? await runtime.db.select({ id: askPost.id }).from(askPost).where(and(eq(askPost.userId, member.id), eq(askPost.nonce, input.nonce)))
+    : [];
+  if (again) return ok({ id: again.id }, translateAny(apiLocale, 'ask.post.published'));
+  const limited = await writeLimit(ctx, member, 'post');
+  if (limited) return limited;
+  const { id } = await createPost(runtime.db, member.id, input);
+  await runtime.pageCache.invalidate(['ask']);
+  return ok({ id }, translateAny(apiLocale, 'ask.post.published'));
+});

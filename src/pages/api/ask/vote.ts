@@ -1,0 +1,17 @@
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { vote } from '../../../lib/server/ask/interactions';
+import { writeLimit } from '../../../lib/server/ask/access';
+import { VoteInput } from '../../../lib/shared/validation/ask';
+
+/** Up or down on a post or reply; the same vote again takes it back. */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const input = await readInput(ctx, VoteInput);
+  const limited = await writeLimit(ctx, member, 'vote');
+  if (limited) return limited;
+  const { runtime } = ctx.locals;
+  const result = await vote(runtime.db, member.id, input.type, input.id, input.value as 1 | -1);
+  await runtime.pageCache.invalidate(['ask']);
+  return ok({ my_vote: result.myVote, score: result.score });
+});

@@ -1,0 +1,13 @@
+import type { APIRoute } from 'astro';
+import { askFeed, publicOrigin } from '../../lib/server/seo/sitemap';
+import { siteChrome } from '../../lib/server/site/chrome';
+
+/** RSS of the newest published forum posts; channel texts in the request's language. */
+export const GET: APIRoute = async ({ locals, request, url }) => {
+  const { runtime, locale, host } = locals;
+  const origin = publicOrigin(url, request.headers, host, runtime.config.trustProxy);
+  const { siteName } = await siteChrome(runtime.site, locale, host);
+  const body = await askFeed(runtime.db, { locale, origin, siteName });
+  locals.cacheTags = ['site', 'ask'];
+  return new Response(body, { headers: { 'content-type': 'application/rss+xml; charset=utf-8' } });
+};

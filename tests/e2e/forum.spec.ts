@@ -1,0 +1,105 @@
+// The forum as members use it: the editor installed by CLI, a post with an image and a code block,
+// a reply from a second account, accepting and collecting it, finding it by a Chinese keyword.
+// Needs the e2e server on PostgreSQL (TEST_DATABASE_URL): the CLI and the test share its database.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { hashPassword } from '../../src/lib/server/auth/password';
+import { query, readEnv, solveCaptcha, type E2eEnv } from './helpers';
+
+let env: E2eEnv = { dataDir: '', databaseUrl: null };
+test.beforeAll(() => { env = readEnv(); });
+
+/** Runs the operator CLI against the e2e server's database. */
+function atrium(...args: string[]): string {
+  const r = spawnSync(process.execPath, [join(process.cwd(), 'dist/cli.mjs'), ...args], {
+    env: { ...process.env, ATRIUM_ROOT: process.cwd(), DATABASE_URL: env.databaseUrl!, DATA_DIR: env.dataDir, LOG_LEVEL: 'warn' }, encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`atrium ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+async function newMember(name: string): Promise<void> {
+  const t = Math.floor(Date.now() / 1000) - 3 * 86400;
+  await query(env, `insert into "user" (username, nickname, password, join_time, create_time, update_time) values ($1, $1, $2, $3, $3, $3)`,
+    [name, await hashPassword('forumpass1'), t]);
+}
+
+async function logIn(browser: Browser, name: string): Promise<Page> {
+  const context = await browser.newContext({ locale: 'zh-CN' });
+  const page = await context.newPage();
+  await page.goto('/user/login');
+  await page.getByLabel('账户名 / 邮箱 / 手机号').fill(name);
+  await page.getByLabel('密码').fill('forumpass1');
+  await solveCaptcha(env, page, () => page.getByRole('button', { name: '登录', exact: true }).last().click());
+  await expect(page).toHaveURL(/\/user\/account\/overview$/);
+  return page;
+}
+
+// A 1×1 PNG.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+test('write, reply, accept, collect and find a post', async ({ browser }) => {
+  test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the forum flow (.ci/run does)');
+  test.setTimeout(120_000);
+  const suffix = Date.now().toString(36).slice(-6);
+  const asker = `ask${suffix}`;
+  const helper = `hlp${suffix}`;
+  await newMember(asker);
+  await newMember(helper);
+
+  atrium('module:uninstall', 'editor');
+  const page = await logIn(browser, asker);
+  await page.goto('/ask/post');
+  await expect(page.getByRole('heading', { name: '请安装编辑器' })).toBeVisible();
+  await expect(page.getByLabel('标题')).toHaveCount(0);
+
+  expect(atrium('module:install', 'editor')).toContain('Installed editor');
+  await page.reload();
+  const title = `数据库连接池配置 ${suffix}`;
+  await page.getByLabel('标题').fill(title);
+  await page.getByLabel('分类').selectOption({ label: '问答' });
+  await page.getByLabel('标签').fill('postgresql 数据库');
+  const editor = page.getByRole('textbox', { name: '内容' });
+  await editor.fill('生产环境的连接池应该多大？\n\n```ts\nconst pool = new Pool({ max: 20 });\n```\n\n');
+  await page.locator('.md-editor input[type=file]').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: PNG });
+  await expect(editor).toHaveValue(/!\[diagram\.png\]\(\/storage\/[^)]+\.png\)/, { timeout: 15_000 });
+  await page.getByRole('tab', { name: '预览' }).click();
+  await expect(page.locator('.md-editor__preview pre')).toContainText('new Pool');
+  await page.getByRole('button', { name: '发布' }).click();
+  await expect(page).toHaveURL(/\/ask\/info\/\d+$/);
+  const postUrl = page.url();
+  await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
+  await expect(page.locator('#post .markdown-body pre.shiki')).toContainText('new Pool');
+  await expect(page.locator('#post .markdown-body img')).toHaveAttribute('src', /\/storage\/.+\.png$/);
+
+  // A second account replies; the reply form hydrates when they start typing.
+  const other = await logIn(browser, helper);
+  await other.goto(postUrl);
+  const reply = other.getByRole('textbox', { name: '写回复' });
+  await reply.click();
+  await reply.fill('建议从 CPU 核数 × 2 开始，再按监控调整。');
+  await other.getByRole('button', { name: '发表回复' }).click();
+  await expect(other.locator('.reply .markdown-body').filter({ hasText: 'CPU 核数' })).toBeVisible();
+
+  // The asker accepts it and collects the post.
+  await page.reload();
+  const answer = page.locator('.reply').filter({ hasText: 'CPU 核数' });
+  await answer.getByRole('button', { name: '采纳' }).click();
+  await expect(page.locator('.reply.accepted').filter({ hasText: 'CPU 核数' })).toBeVisible();
+  await expect(page.locator('.reply.accepted .badge-solved')).toHaveText('已采纳');
+  await page.getByRole('button', { name: '收藏' }).click();
+  await expect(page.locator('#post [data-ask="collect"]')).toHaveAttribute('aria-pressed', 'true');
+  await page.goto('/user/ask/collect');
+  await expect(page.getByRole('link', { name: title })).toBeVisible();
+
+  // Found by a Chinese keyword from the sidebar's search box.
+  await page.goto('/ask');
+  await page.getByRole('searchbox').fill('连接池');
+  await page.getByRole('searchbox').press('Enter');
+  await expect(page).toHaveURL(/\/ask\/search\//);
+  await expect(page.locator('.post-title mark').first()).toHaveText('连接池');
+  await expect(page.getByRole('link', { name: title })).toBeVisible();
+  await other.context().close();
+  await page.context().close();
+});
