@@ -255,6 +255,32 @@ describe('posts', () => {
     expect(second.text).toContain('A fresh reply nobody has seen');
   });
 
+  it('lists published posts in the sitemap and the RSS feeds, never hidden ones', async () => {
+    const shown = await createPost(rt.db, people.third!.row.id, { title: 'Sitemap & feed <visible>', category_id: question, content: 'Listed', tags: [] });
+    const hidden = await createPost(rt.db, people.third!.row.id, { title: 'Hidden from crawlers', category_id: question, content: 'Not listed', tags: [] });
+    await moderatePost(rt.db, 0, { post_id: hidden.id, action: 'hide' });
+    await rt.pageCache.invalidate(['ask']);
+    const sitemap = await raw(srv.url, '/sitemap.xml');
+    expect(sitemap.status).toBe(200);
+    expect(sitemap.headers['content-type']).toMatch(/xml/);
+    expect(sitemap.text).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\s*<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/);
+    expect(sitemap.text).toContain(`/ask/info/${shown.id}</loc>`);
+    expect(sitemap.text).not.toContain(`/ask/info/${hidden.id}</loc>`);
+    for (const path of ['/ask/feed.xml', '/ask/feed/question.xml']) {
+      const feed = await raw(srv.url, path, { headers: { 'accept-language': 'en' } });
+      expect(feed.status, path).toBe(200);
+      expect(feed.text).toMatch(/<rss version="2.0"[^>]*>\s*<channel>/);
+      const items = feed.text.split('<item>').slice(1);
+      expect(items.length).toBeGreaterThan(0);
+      for (const item of items) expect(item).toMatch(/<title>[\s\S]*<\/title>[\s\S]*<link>[\s\S]*<guid[\s\S]*<pubDate>\w{3}, \d{2} \w{3} \d{4}/);
+      expect(feed.text).toContain('Sitemap &amp; feed &lt;visible&gt;');
+      expect(feed.text).not.toContain('Hidden from crawlers');
+    }
+    expect((await raw(srv.url, '/ask/feed/no-such-category.xml')).status).toBe(404);
+    const robots = await raw(srv.url, '/robots.txt');
+    expect(robots.text).toMatch(/Sitemap: http:\/\/127\.0\.0\.1:\d+\/sitemap\.xml/);
+  });
+
   it('answers 404 for unknown list types and ids', async () => {
     expect((await raw(srv.url, '/ask/lists/nothing/1')).status).toBe(404);
     expect((await raw(srv.url, '/ask/lists/category/99999')).status).toBe(404);

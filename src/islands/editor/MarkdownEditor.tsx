@@ -361,7 +361,10 @@ export default function MarkdownEditor({
   useLayoutEffect(() => {
     if (previewShown && renderedRef.current !== value) requestPreview();
   }, [value, previewShown, requestPreview]);
-  useEffect(() => () => cancelAnimationFrame(frameRef.current.id), []);
+  useEffect(() => () => {
+    cancelAnimationFrame(frameRef.current.id);
+    frameRef.current = { id: 0, dirty: false };
+  }, []);
 
   /**
    * Applies an edit through the browser's editing commands, so Ctrl+Z undoes it like typing;
@@ -402,6 +405,11 @@ export default function MarkdownEditor({
   const replacePlaceholder = useCallback((candidates: string[], replacement: string): void => {
     const ta = textareaRef.current;
     if (!ta || !mountedRef.current) return;
+    // Changing the text under an IME would break the word being composed: wait for it.
+    if (composingRef.current) {
+      setTimeout(() => replacePlaceholder(candidates, replacement), 250);
+      return;
+    }
     const current = ta.value;
     const search = candidates.find((c) => current.includes(c));
     const next = search === undefined ? null : replaceFirst(current, search, replacement);
@@ -410,7 +418,13 @@ export default function MarkdownEditor({
     const delta = replacement.length - search.length;
     const move = (p: number): number => (p <= at ? p : p >= at + search.length ? p + delta : at + replacement.length);
     const [selStart, selEnd] = [move(ta.selectionStart), move(ta.selectionEnd)];
-    if (document.activeElement === ta) return commit({ value: next, selStart, selEnd });
+    if (document.activeElement === ta) {
+      // The edit selects the placeholder for a moment; the author's view must not jump there.
+      const scroll = ta.scrollTop;
+      commit({ value: next, selStart, selEnd });
+      ta.scrollTop = scroll;
+      return;
+    }
     ta.value = next;
     ta.setSelectionRange(selStart, selEnd);
     onChangeRef.current(next);
