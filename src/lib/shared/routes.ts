@@ -32,7 +32,7 @@ export const ROUTES: readonly RouteDef[] = [
   { name: 'ask', pattern: '/ask', layout: 'ask' },
   { name: 'askInfo', pattern: '/ask/info/:id', layout: 'ask', params: { id: ID } },
   { name: 'askLists', pattern: '/ask/lists/:type/:id', layout: 'ask', params: { type: /^(?:category|tag|user)$/, id: ID } },
-  { name: 'askPost', pattern: '/ask/post', layout: 'ask' },
+  { name: 'askPost', pattern: '/ask/post', layout: 'ask', middleware: ['auth'] },
   { name: 'askSearchForm', pattern: '/ask/search', layout: 'ask' },
   { name: 'askSearch', pattern: '/ask/search/:keywords', layout: 'ask', params: { keywords: /^.{1,100}$/su } },
   { name: 'askFeed', pattern: '/ask/feed.xml', layout: 'none' },
