@@ -1,6 +1,6 @@
 // Writing or editing a post: title, category, tags and the body in the site editor. A draft is kept
 // in the browser until the post is published; a double submit creates one post (form nonce).
-import { useRef, type FormEvent } from 'react';
+import { useEffect, useRef, type FormEvent } from 'react';
 import { request } from '../../lib/client/api';
 import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
 import { PostInput } from '../../lib/shared/validation/ask';
@@ -28,6 +28,17 @@ export default function PostForm({ messages, categories, initial, postUrl }: Pro
   });
   const nonce = useRef(newNonce());
   const draftKey = initial.id ? `ask-edit:${initial.id}` : 'ask-new';
+  const metaKey = `atrium-draft-meta:${draftKey}`;
+  // The editor keeps the body's draft; the title, category and tags are kept beside it.
+  useEffect(() => {
+    try {
+      const saved = JSON.parse(localStorage.getItem(metaKey) ?? 'null') as { title?: string; category_id?: string; tags?: string } | null;
+      if (saved && !initial.id) setValues((v) => ({ ...v, title: v.title || saved.title || '', tags: v.tags || saved.tags || '', category_id: saved.category_id || v.category_id }));
+    } catch { /* private mode or a damaged entry: start empty */ }
+  }, [metaKey, initial.id, setValues]);
+  useEffect(() => {
+    try { localStorage.setItem(metaKey, JSON.stringify({ title: values.title, category_id: values.category_id, tags: values.tags })); } catch { /* storage full or blocked */ }
+  }, [metaKey, values.title, values.category_id, values.tags]);
   const set = (name: keyof typeof values) => (e: { target: { value: string } }) => setValues({ ...values, [name]: e.target.value });
 
   const submit = (event: FormEvent): void => {
@@ -41,6 +52,7 @@ export default function PostForm({ messages, categories, initial, postUrl }: Pro
     void run(async () => {
       const { data } = await request<{ id: number }>('/api/ask/post', { method: 'POST', data: parsed.data, showSuccessMessage: true });
       clearDraft(draftKey);
+      try { localStorage.removeItem(metaKey); } catch { /* nothing to clear */ }
       location.assign(postUrl.replace('{id}', String(data.id)));
     });
   };
