@@ -7,13 +7,17 @@ import { basename } from 'node:path';
 import { get, printTable, fmtInt, verdict } from './lib/common.mjs';
 import { startAtrium, stopAtrium } from './lib/processes.mjs';
 
-const HEADERS = { 'accept-encoding': 'br, gzip' };
+export const HEADERS = { 'accept-encoding': 'br, gzip' };
 
-/** Signs of React/ReactDOM in a file: @astrojs/react's `client.*.js` renderer, or ReactDOM internals. */
+/**
+ * Signs of React/ReactDOM in a file: ReactDOM internals, noted with the file name when it is
+ * @astrojs/react's `client.*.js` renderer. The name alone proves nothing: the app's own client
+ * dictionary chunk is called client.*.js too (2 KB of messages).
+ */
 const REACT_MARKERS = ['react-dom', '__reactContainer', 'createRoot', 'react.transitional.element'];
 const looksLikeReact = (name, text) => {
   const hits = REACT_MARKERS.filter((m) => text.includes(m));
-  if (/(^|[^A-Za-z])client\.[\w-]+\.m?js$/.test(basename(name))) hits.unshift('file name client.*');
+  if (hits.length && /(^|[^A-Za-z])client\.[\w-]+\.m?js$/.test(basename(name))) hits.unshift('file name client.*');
   return hits;
 };
 
@@ -57,6 +61,61 @@ function jsImports(code) {
   return { statics: [...statics], dynamics: [...dynamics] };
 }
 
+/**
+ * A first visit to `pageUrl`: the page (`html`, the response already fetched) and every file the
+ * browser loads with it, followed through static imports. Returns the rows (one per file, wire and
+ * uncompressed bytes), the files that look like a framework runtime and the modules only imported
+ * dynamically (loaded on demand, not counted). bench/forum.mjs measures the post page with it.
+ */
+export async function firstVisit(pageUrl, html) {
+  const htmlText = decode(html).toString('utf8');
+  const rows = [];
+  const frameworkFiles = [];
+  const add = (name, kind, res, raw) => {
+    rows.push({ name, kind, status: res.status, encoding: res.headers['content-encoding'] ?? 'identity', wire: res.body.length, headerBytes: res.headerBytes, raw: raw.length });
+  };
+  add(new URL(pageUrl).pathname, 'html', html, Buffer.from(htmlText));
+  const { assets, inline } = htmlAssets(htmlText);
+  const inlineHits = looksLikeReact('inline', inline.join('\n'));
+  if (inlineHits.length) frameworkFiles.push({ name: `${new URL(pageUrl).pathname} (inline scripts)`, hits: inlineHits });
+
+  const queue = assets.map((a) => ({ ...a, url: new URL(a.url, pageUrl).href }));
+  for (const code of inline) for (const s of jsImports(code).statics) queue.push({ url: new URL(s, pageUrl).href, kind: 'import (inline)' });
+  const seen = new Set();
+  const lazy = new Set();
+  // Bounded: a page that pulls more than 200 files is a finding in itself.
+  for (let i = 0; i < queue.length && i < 200; i++) {
+    const { url, kind } = queue[i];
+    if (seen.has(url)) continue;
+    seen.add(url);
+    const res = await get(url, HEADERS);
+    const text = res.status === 200 ? decode(res).toString('utf8') : '';
+    const path = new URL(url).pathname;
+    add(path, kind, res, Buffer.from(text));
+    const hits = looksLikeReact(path, text);
+    if (hits.length) frameworkFiles.push({ name: path, hits });
+    if (/\.m?js$/.test(path)) {
+      const { statics, dynamics } = jsImports(text);
+      for (const s of statics) queue.push({ url: new URL(s, url).href, kind: `import (${basename(path).split('.')[0]})` });
+      for (const d of dynamics) lazy.add(new URL(d, url).pathname);
+    }
+  }
+  return { htmlText, rows, frameworkFiles, lazy };
+}
+
+/** The files table (one row per file and a total) as printed by the bytes budgets. */
+export function printFiles(rows) {
+  const total = rows.reduce((a, r) => ({ wire: a.wire + r.wire, raw: a.raw + r.raw, headerBytes: a.headerBytes + r.headerBytes }), { wire: 0, raw: 0, headerBytes: 0 });
+  const table = printTable(
+    ['file', 'loaded as', 'status', 'encoding', 'bytes sent', 'uncompressed', 'headers ≈'],
+    [
+      ...rows.map((r) => [r.name.length > 60 ? r.name.slice(0, 57) + '…' : r.name, r.kind, r.status, r.encoding, fmtInt(r.wire), fmtInt(r.raw), fmtInt(r.headerBytes)]),
+      ['total', `${rows.length} files`, '', '', fmtInt(total.wire), fmtInt(total.raw), fmtInt(total.headerBytes)],
+    ],
+  );
+  return { table, total };
+}
+
 export async function bytes(ctx) {
   const server = await startAtrium({ dataDir: ctx.dataDir });
   ctx.hasDatabase = true;
@@ -67,49 +126,11 @@ export async function bytes(ctx) {
     const miss = await get(base, HEADERS);
     const html = await get(base, HEADERS);
     if (html.status !== 200) throw new Error(`GET / answered ${html.status}`);
-    const htmlText = decode(html).toString('utf8');
-    const rows = [];
-    const frameworkFiles = [];
-    const add = (name, kind, res, raw) => {
-      rows.push({ name, kind, status: res.status, encoding: res.headers['content-encoding'] ?? 'identity', wire: res.body.length, headerBytes: res.headerBytes, raw: raw.length });
-    };
-    add('/', 'html', html, Buffer.from(htmlText));
-    const { assets, inline } = htmlAssets(htmlText);
-    const inlineHits = looksLikeReact('inline', inline.join('\n'));
-    if (inlineHits.length) frameworkFiles.push({ name: '/ (inline scripts)', hits: inlineHits });
-
-    const queue = assets.map((a) => ({ ...a, url: new URL(a.url, base).href }));
-    for (const code of inline) for (const s of jsImports(code).statics) queue.push({ url: new URL(s, base).href, kind: 'import (inline)' });
-    const seen = new Set();
-    const lazy = new Set();
-    // Bounded: a page that pulls more than 200 files is a finding in itself.
-    for (let i = 0; i < queue.length && i < 200; i++) {
-      const { url, kind } = queue[i];
-      if (seen.has(url)) continue;
-      seen.add(url);
-      const res = await get(url, HEADERS);
-      const text = res.status === 200 ? decode(res).toString('utf8') : '';
-      const path = new URL(url).pathname;
-      add(path, kind, res, Buffer.from(text));
-      const hits = looksLikeReact(path, text);
-      if (hits.length) frameworkFiles.push({ name: path, hits });
-      if (/\.m?js$/.test(path)) {
-        const { statics, dynamics } = jsImports(text);
-        for (const s of statics) queue.push({ url: new URL(s, url).href, kind: `import (${basename(path).split('.')[0]})` });
-        for (const d of dynamics) lazy.add(new URL(d, url).pathname);
-      }
-    }
+    const { htmlText, rows, frameworkFiles, lazy } = await firstVisit(base, html);
 
     const buildId = /<meta name="atrium-build" content="([^"]+)"/.exec(htmlText)?.[1] ?? '?';
     console.log(`\nBudget 2: first anonymous visit to / (accept-encoding: br, gzip; build ${buildId})\n`);
-    const total = rows.reduce((a, r) => ({ wire: a.wire + r.wire, raw: a.raw + r.raw, headerBytes: a.headerBytes + r.headerBytes }), { wire: 0, raw: 0, headerBytes: 0 });
-    const table = printTable(
-      ['file', 'loaded as', 'status', 'encoding', 'bytes sent', 'uncompressed', 'headers ≈'],
-      [
-        ...rows.map((r) => [r.name.length > 60 ? r.name.slice(0, 57) + '…' : r.name, r.kind, r.status, r.encoding, fmtInt(r.wire), fmtInt(r.raw), fmtInt(r.headerBytes)]),
-        ['total', `${rows.length} files`, '', '', fmtInt(total.wire), fmtInt(total.raw), fmtInt(total.headerBytes)],
-      ],
-    );
+    const { table, total } = printFiles(rows);
     const bad = rows.filter((r) => r.status !== 200);
     if (bad.length) console.log(`[bench] warning: ${bad.length} file(s) did not answer 200`);
     console.log(`\nfirst response after start (page cache miss): ${fmtInt(miss.body.length)} B ${miss.headers['content-encoding'] ?? 'identity'}; counted above: the cached answer (x-atrium-cache=${html.headers['x-atrium-cache'] ?? 'none'})`);

@@ -3,7 +3,10 @@
 //   2. bytes    the home page ships no framework JavaScript to an anonymous visitor
 //   3. restart  a restart on an existing PGlite database listens within 3 s
 //   4. members  login p95 < 250 ms at 10 concurrent; authenticated index ≥ 60 % of anonymous req/s
-// Usage: npm run bench [-- serve|bytes|restart …] [-- --keep]
+//   5. forum    on 100,000 posts / 500,000 replies, PGlite and PostgreSQL, page cache off: /ask and
+//               /ask/info/{id} p95 < 50 ms and search p95 < 150 ms at 10 concurrent; search recall
+//               100 %; the post page ships no framework JavaScript (BENCH_FORUM_* in bench/forum.mjs)
+// Usage: npm run bench [-- serve|bytes|restart|members|forum …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -20,8 +23,9 @@ import { serve } from './serve.mjs';
 import { bytes } from './bytes.mjs';
 import { restart } from './restart.mjs';
 import { members } from './members.mjs';
+import { forum } from './forum.mjs';
 
-const STEPS = { serve, bytes, restart, members };
+const STEPS = { serve, bytes, restart, members, forum };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

@@ -5,15 +5,19 @@
 //   node forum-data.mjs copy <dataDir> <postgres url>                         (PGlite → PostgreSQL)
 //
 // `generate` writes members, tags, posts (Chinese, English and both), replies and comments with
-// multi-row INSERTs inside transactions. Derived columns come from the app's own code: the search
-// vector from vectorOf() (src/lib/server/ask/posts.ts), the HTML from renderMarkdown() (the bulk
-// bodies have no code fences, so highlighting would change nothing) and the excerpt from
-// plainText(). Twenty planted posts (FIXTURES) are rendered through renderBody(), shiki included,
-// and the manifest lists the queries that must find them. Counters are set from the rows at the
-// end: reply_count, comment_count, category and tag post_count, and `hot` with refreshHot()'s
-// formula in one UPDATE. Everything is deterministic for a given size.
+// multi-row INSERTs inside transactions, the secondary indexes dropped meanwhile and rebuilt from
+// their own definitions at the end. Derived columns come from the app's code: the search vector
+// from vectorOf() (src/lib/server/ask/posts.ts, in a worker thread), the HTML from renderMarkdown()
+// (the bulk bodies have no code fences, so highlighting would change nothing) and the excerpt from
+// plainText(). Twenty planted posts (FIXTURES) go through renderBody(), shiki included, and the
+// manifest lists the queries that must find them. reply_count, comment_count, accepted answers and
+// last activity follow the generated replies; category and tag post_count and `hot` (refreshHot()'s
+// formula, one UPDATE) are set from the rows at the end, and consistency() checks all of them.
+// The same size gives the same rows; only the times move with the day it runs.
 import { writeFileSync } from 'node:fs';
-import { sql } from 'drizzle-orm';
+import { fileURLToPath } from 'node:url';
+import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+import { sql, type SQL } from 'drizzle-orm';
 import { openDatabase, type Database, type Db } from '../../src/lib/server/db/client';
 import { vectorOf } from '../../src/lib/server/ask/posts';
 import { renderBody } from '../../src/lib/server/ask/render';
@@ -46,6 +50,27 @@ const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.lengt
 /** Index into a list whose first entries are the most popular (Zipf-like, exponent ~1). */
 function zipf(n: number, skew = 1): number {
   return Math.min(n - 1, Math.floor(Math.pow(n + 1, Math.pow(random(), skew)) - 1));
+}
+
+/**
+ * A sampler of ranks 0…n-1 where rank k has weight 1/(k + offset): Zipf's curve with a flattened
+ * head, so that the most frequent word of a list is not in every post.
+ */
+function ranked(n: number, offset: number): () => number {
+  const cumulative = new Float64Array(n);
+  let sum = 0;
+  for (let k = 0; k < n; k++) cumulative[k] = sum += 1 / (k + offset);
+  return () => {
+    const x = random() * sum;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -89,41 +114,60 @@ const NAMES_ZH = '张伟 王芳 李娜 刘洋 陈静 杨帆 赵磊 黄丽 周杰
 const NAMES_EN = 'Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter Yves'.split(' ');
 
 // ---------------------------------------------------------------------------------------------
-// Text
+// Text. Every post has a topic, a handful of words its text and replies keep coming back to, as
+// real threads do: a word is then frequent in some posts and absent from most, and the most common
+// word of the vocabulary (数据库, database) ends up in about one post in eight, not in all of them.
 
 type Lang = 'zh' | 'en' | 'mixed';
+interface Topic { zh: string[]; en: string[]; tech: string[] }
 
-function zhSentence(mixed: boolean): string {
+const zhRank = ranked(ZH_WORDS.length, 30);
+const enRank = ranked(EN_WORDS.length, 30);
+const techRank = ranked(TECH.length, 10);
+
+function topic(): Topic {
+  return {
+    zh: Array.from({ length: 8 }, () => ZH_WORDS[zhRank()]!),
+    en: Array.from({ length: 8 }, () => EN_WORDS[enRank()]!),
+    tech: Array.from({ length: 2 }, () => TECH[techRank()]!),
+  };
+}
+
+const zhWord = (t: Topic): string => (random() < 0.9 ? pick(t.zh) : pick(ZH_WORDS));
+const enWord = (t: Topic): string => (random() < 0.9 ? pick(t.en) : pick(EN_WORDS));
+const techWord = (t: Topic): string => (random() < 0.8 ? pick(t.tech) : pick(TECH));
+
+function zhSentence(t: Topic, mixed: boolean): string {
   let s = '';
   const words = int(5, 14);
   for (let i = 0; i < words; i++) {
     const r = random();
-    if (mixed && r < 0.15) s += ` ${pick(TECH)} `;
+    if (mixed && r < 0.15) s += ` ${techWord(t)} `;
     else if (r < 0.45) s += pick(ZH_GLUE);
-    else s += ZH_WORDS[zipf(ZH_WORDS.length, 0.9)]!;
+    else s += zhWord(t);
     if (i > 2 && i < words - 1 && random() < 0.12) s += '，';
   }
   return s.trim() + (random() < 0.15 ? `${pick(ZH_ENDS)}？` : '。');
 }
 
-function enSentence(): string {
+function enSentence(t: Topic): string {
   const words: string[] = [];
   const n = int(6, 18);
   for (let i = 0; i < n; i++) {
     const r = random();
-    if (r < 0.08) words.push(pick(TECH));
+    if (r < 0.06) words.push(techWord(t));
     else if (r < 0.5) words.push(pick(EN_GLUE));
-    else words.push(EN_WORDS[zipf(EN_WORDS.length, 0.9)]!);
+    else words.push(enWord(t));
   }
-  if (random() < 0.1) words.splice(int(0, words.length - 1), 0, `\`${pick(EN_WORDS)}()\``);
+  if (random() < 0.1) words.splice(int(0, words.length - 1), 0, `\`${enWord(t)}()\``);
   const s = words.join(' ');
   return s[0]!.toUpperCase() + s.slice(1) + (random() < 0.15 ? '?' : '.');
 }
 
-const sentence = (lang: Lang): string => (lang === 'en' || (lang === 'mixed' && random() < 0.4) ? enSentence() : zhSentence(lang === 'mixed'));
+const sentence = (t: Topic, lang: Lang): string => (lang === 'en' || (lang === 'mixed' && random() < 0.4) ? enSentence(t) : zhSentence(t, lang === 'mixed'));
 
 /** Markdown of about `length` characters: paragraphs, now and then a list or a bold phrase. */
-function markdown(lang: Lang, length: number): string {
+function markdown(t: Topic, lang: Lang, length: number): string {
   const paragraphs: string[] = [];
   let total = 0;
   while (total < length) {
@@ -131,11 +175,11 @@ function markdown(lang: Lang, length: number): string {
     const target = Math.min(length - total, int(80, 500));
     if (paragraphs.length > 0 && random() < 0.1) {
       const items = int(2, 4);
-      for (let i = 0; i < items; i++) p += `- ${sentence(lang)}\n`;
+      for (let i = 0; i < items; i++) p += `- ${sentence(t, lang)}\n`;
       p = p.trimEnd();
     } else {
-      while (p.length < target) p += (lang === 'zh' || p === '' ? '' : ' ') + sentence(lang);
-      if (random() < 0.1) p = `**${sentence(lang)}** ${p}`;
+      while (p.length < target) p += (lang === 'zh' || p === '' ? '' : ' ') + sentence(t, lang);
+      if (random() < 0.1) p = `**${sentence(t, lang)}** ${p}`;
     }
     paragraphs.push(p);
     total += p.length + 2;
@@ -143,21 +187,19 @@ function markdown(lang: Lang, length: number): string {
   return paragraphs.join('\n\n');
 }
 
-function title(lang: Lang): string {
+function title(t: Topic, lang: Lang): string {
   for (;;) {
-    let t: string;
+    let s: string;
     if (lang === 'en' || (lang === 'mixed' && random() < 0.3)) {
-      const words = Array.from({ length: int(3, 7) }, () => (random() < 0.3 ? pick(TECH) : EN_WORDS[zipf(EN_WORDS.length, 0.8)]!));
-      const forms = [`How to ${words.join(' ')}`, `${words.join(' ')} not working`, `Best way to ${words.join(' ')}?`, words.join(' ')];
-      t = pick(forms);
-      t = t[0]!.toUpperCase() + t.slice(1);
+      const words = Array.from({ length: int(3, 7) }, () => (random() < 0.2 ? techWord(t) : enWord(t)));
+      s = pick([`How to ${words.join(' ')}`, `${words.join(' ')} not working`, `Best way to ${words.join(' ')}?`, words.join(' ')]);
+      s = s[0]!.toUpperCase() + s.slice(1);
     } else {
-      const w = (): string => ZH_WORDS[zipf(ZH_WORDS.length, 0.9)]!;
-      const tech = lang === 'mixed' || random() < 0.3 ? `${pick(TECH)} ` : '';
-      const forms = [`如何${tech}${w()}${w()}`, `${tech}${w()}${w()}的问题`, `${w()}${w()}出现${w()}怎么办`, `关于${w()}和${w()}的${w()}`, `${tech}${w()}${w()}${w()}求助`, `分享一个${w()}${w()}的${w()}方案`];
-      t = pick(forms);
+      const w = (): string => zhWord(t);
+      const tech = lang === 'mixed' || random() < 0.3 ? `${techWord(t)} ` : '';
+      s = pick([`如何${tech}${w()}${w()}`, `${tech}${w()}${w()}的问题`, `${w()}${w()}出现${w()}怎么办`, `关于${w()}和${w()}的${w()}`, `${tech}${w()}${w()}${w()}求助`, `分享一个${w()}${w()}的${w()}方案`]);
     }
-    if (t.length >= 10 && t.length <= 40) return t;
+    if (s.length >= 10 && s.length <= 40) return s;
   }
 }
 
@@ -227,37 +269,100 @@ const COMMON_QUERIES = { zh: ['数据库', '性能优化', '服务器', '缓存'
 const str = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const num = (n: number | null): string => (n === null ? 'null' : String(n));
 
+/**
+ * Drops the secondary indexes of `tables` (not primary keys or constraints) and returns their
+ * definitions: a bulk load runs several times faster without them, and an index built once over
+ * all rows is what a REINDEX would give. rebuild() recreates them from these exact definitions.
+ */
+async function dropIndexes(db: Db, tables: string[]): Promise<string[]> {
+  const rows = await select<{ name: string; def: string }>(db, sql.raw(
+    `select c.relname as name, pg_get_indexdef(x.indexrelid) as def from pg_index x join pg_class c on c.oid = x.indexrelid
+     join pg_class t on t.oid = x.indrelid join pg_namespace n on n.oid = t.relnamespace
+     where n.nspname = 'public' and t.relname in (${tables.map(str).join(', ')}) and not x.indisprimary
+       and not exists (select 1 from pg_constraint k where k.conindid = x.indexrelid)`,
+  ));
+  for (const r of rows) await db.execute(sql.raw(`drop index "${r.name}"`));
+  return rows.map((r) => r.def);
+}
+
+async function rebuild(db: Db, definitions: string[]): Promise<void> {
+  await db.execute(sql`set maintenance_work_mem = '128MB'`);
+  for (const def of definitions) await db.execute(sql.raw(def));
+}
+
+/** Rows of a query: drizzle types execute() per driver, and both drivers answer `{ rows }`. */
+async function select<T>(db: Db, query: SQL): Promise<T[]> {
+  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+}
+
+let dbMs = 0;
 async function inTransactions(db: Db, statements: string[]): Promise<void> {
+  const t0 = performance.now();
   for (let i = 0; i < statements.length; i += BATCHES_PER_TX) {
     await db.transaction(async (tx) => {
       for (const s of statements.slice(i, i + BATCHES_PER_TX)) await tx.execute(sql.raw(s));
     });
   }
+  dbMs += performance.now() - t0;
 }
 
-/** Runs `insert into <table> (<columns>) values …` for the rows, BATCH rows per statement. */
+/** Collects rows for `insert into <table> (<columns>) values …`, BATCH rows per statement. */
 class Inserter {
   readonly #rows: string[] = [];
-  readonly #pending: string[] = [];
+  readonly #statements: string[] = [];
   constructor(private readonly db: Db, private readonly head: string) {}
 
-  async add(values: string): Promise<void> {
+  add(values: string): void {
     this.#rows.push(`(${values})`);
-    if (this.#rows.length >= BATCH) {
-      this.#pending.push(`${this.head} values ${this.#rows.join(',')}`);
-      this.#rows.length = 0;
-      if (this.#pending.length >= BATCHES_PER_TX) await this.flush(false);
-    }
+    if (this.#rows.length >= BATCH) this.#cut();
   }
 
-  async flush(all = true): Promise<void> {
-    if (all && this.#rows.length) {
-      this.#pending.push(`${this.head} values ${this.#rows.join(',')}`);
-      this.#rows.length = 0;
-    }
-    await inTransactions(this.db, this.#pending.splice(0));
+  /** Writes the full statements collected so far; `all` writes the last partial one too. */
+  async write(all = false): Promise<void> {
+    if (all && this.#rows.length) this.#cut();
+    await inTransactions(this.db, this.#statements.splice(0));
+  }
+
+  #cut(): void {
+    this.#statements.push(`${this.head} values ${this.#rows.join(',')}`);
+    this.#rows.length = 0;
   }
 }
+
+/**
+ * The app's searchVector() is the costliest part of the generation (Intl.Segmenter on every CJK
+ * run): a worker thread computes one batch's vectors while this thread writes the previous batch.
+ */
+class VectorWorker {
+  readonly #worker = new Worker(fileURLToPath(import.meta.url));
+  readonly #jobs = new Map<number, (vectors: string[]) => void>();
+  #next = 0;
+
+  constructor() {
+    this.#worker.on('message', ({ id, vectors }: { id: number; vectors: string[] }) => {
+      this.#jobs.get(id)?.(vectors);
+      this.#jobs.delete(id);
+    });
+    this.#worker.on('error', (err) => {
+      console.error(`[forum-data] vector worker failed: ${err.stack}`);
+      process.exit(1);
+    });
+  }
+
+  run(items: VectorInput[]): Promise<string[]> {
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      this.#jobs.set(id, resolve);
+      this.#worker.postMessage({ id, items });
+    });
+  }
+
+  close(): Promise<number> {
+    return this.#worker.terminate();
+  }
+}
+
+type VectorInput = [title: string, text: string, tags: string[]];
 
 // ---------------------------------------------------------------------------------------------
 // generate
@@ -272,9 +377,12 @@ interface Manifest {
 
 const now = Math.floor(Date.now() / 1000);
 
-/** Reply counts per post: skewed (a few long threads, many short ones), summing to `total`. */
+/**
+ * Reply counts per post, summing to `total`: about one post in eight has none, most have a few, and
+ * a Pareto tail gives long threads (median ~3, 99th percentile ~40, a few at MAX_REPLIES_PER_POST).
+ */
 function replyCounts(posts: number, total: number): Int32Array {
-  const weights = Float64Array.from({ length: posts }, () => Math.pow(random(), 3) + 0.02);
+  const weights = Float64Array.from({ length: posts }, () => (random() < 0.12 ? 0 : Math.pow(1 - random(), -0.7)));
   const sum = weights.reduce((a, b) => a + b, 0);
   const counts = new Int32Array(posts);
   let given = 0;
@@ -283,7 +391,7 @@ function replyCounts(posts: number, total: number): Int32Array {
     given += counts[i]!;
   }
   for (let i = 0; given < total; i = (i + 7919) % posts) {
-    if (counts[i]! < MAX_REPLIES_PER_POST) {
+    if (weights[i]! > 0 && counts[i]! < MAX_REPLIES_PER_POST) {
       counts[i]!++;
       given++;
     }
@@ -296,15 +404,15 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
   const database = await openDatabase({ databaseUrl: null, dataDir });
   const { db } = database;
   try {
-    const [{ n: existing } = { n: 0 }] = (await db.execute<{ n: number }>(sql`select count(*)::int as n from ask_post`)).rows;
+    const [{ n: existing } = { n: 0 }] = await select<{ n: number }>(db, sql`select count(*)::int as n from ask_post`);
     if (existing) throw new Error(`ask_post already has ${existing} rows: generate wants a freshly migrated database`);
-    const categories = new Map((await db.execute<{ id: number; slug: string }>(sql`select id, slug from ask_category`)).rows.map((r) => [r.slug, r.id]));
+    const categories = new Map((await select<{ id: number; slug: string }>(db, sql`select id, slug from ask_category`)).map((r) => [r.slug, r.id]));
     if (categories.size !== 4) throw new Error(`expected the 4 seeded categories, found ${categories.size}`);
     const catIds = ['question', 'discussion', 'share', 'announcement'].map((s) => categories.get(s)!);
     const progress = (what: string): void => console.log(`[forum-data] ${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
 
     // Members: ids after whatever the seed made (none, usually).
-    const [{ m: maxUser } = { m: 0 }] = (await db.execute<{ m: number }>(sql`select coalesce(max(id), 0)::int as m from "user"`)).rows;
+    const [{ m: maxUser } = { m: 0 }] = await select<{ m: number }>(db, sql`select coalesce(max(id), 0)::int as m from "user"`);
     const users: number[] = [];
     const members = new Inserter(db, 'insert into "user" (id, username, nickname, email, password, motto, join_time, create_time, update_time)');
     for (let i = 1; i <= MEMBERS; i++) {
@@ -312,9 +420,9 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
       users.push(id);
       const nickname = i % 2 ? `${pick(NAMES_ZH)}${i}` : `${pick(NAMES_EN)} ${i}`;
       const t = now - YEAR - int(0, YEAR);
-      await members.add([id, str(`bench_member_${i}`), str(nickname), str(`bench_member_${i}@example.com`), str(DUMMY_HASH), str(i % 3 ? '' : sentence('zh').slice(0, 60)), t, t, t].join(','));
+      members.add([id, str(`bench_member_${i}`), str(nickname), str(`bench_member_${i}@example.com`), str(DUMMY_HASH), str(i % 3 ? '' : sentence(topic(), 'zh').slice(0, 60)), t, t, t].join(','));
     }
-    await members.flush();
+    await members.write(true);
 
     // Tags: the fixture tags first, then topic names; lower(name) is unique.
     const tagNames = [...new Set(FIXTURES.flatMap((f) => f.tags))];
@@ -323,15 +431,17 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
       const name = candidates[i % candidates.length]! + (i >= candidates.length ? `-${Math.floor(i / candidates.length)}` : '');
       if (!tagNames.some((t) => t.toLowerCase() === name.toLowerCase())) tagNames.push(name);
     }
+    const tagRank = ranked(tagNames.length, 10);
     const tagIdOf = new Map<string, number>();
     const tags = new Inserter(db, 'insert into ask_tag (id, name, post_count, create_time)');
     for (const [i, name] of tagNames.entries()) {
       tagIdOf.set(name, i + 1);
-      await tags.add([i + 1, str(name), 0, now - YEAR].join(','));
+      tags.add([i + 1, str(name), 0, now - YEAR].join(','));
     }
-    await tags.flush();
+    await tags.write(true);
     progress(`${MEMBERS} members, ${tagNames.length} tags`);
 
+    const indexes = await dropIndexes(db, ['ask_post', 'ask_post_tag', 'ask_reply']);
     // Posts, their tags, replies and comments, in id order (ids grow with the creation time).
     const counts = replyCounts(posts, replies);
     const fixtureAt = new Map(FIXTURES.map((_, k) => [Math.floor(((k + 0.5) * posts) / FIXTURES.length), k]));
@@ -344,11 +454,24 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
     let comments = 0;
     let links = 0;
     const start = now - YEAR;
+    const vectors = new VectorWorker();
+    let batch: { head: string; tail: string }[] = [];
+    let inputs: VectorInput[] = [];
+    let waiting: { rows: { head: string; tail: string }[]; job: Promise<string[]> } | null = null;
+    const writeWaiting = async (): Promise<void> => {
+      if (!waiting) return;
+      const computed = await waiting.job;
+      waiting.rows.forEach((r, k) => postRows.add(`${r.head},${str(computed[k]!)},${r.tail}`));
+      await postRows.write();
+      await linkRows.write();
+      await replyRows.write();
+    };
     for (let i = 0; i < posts; i++) {
       const id = i + 1;
       const fixture = fixtureAt.get(i);
       const f = fixture === undefined ? null : FIXTURES[fixture]!;
       const lang: Lang = random() < 0.5 ? 'zh' : random() < 0.6 ? 'en' : 'mixed';
+      const subject = topic();
       const createTime = start + Math.floor((i / posts) * (YEAR - 3600)) + int(0, 600);
       const userId = users[zipf(users.length, 0.7)]!;
       const categoryId = f ? categories.get(f.category)! : catIds[random() < 0.5 ? 0 : random() < 0.6 ? 1 : random() < 0.95 ? 2 : 3]!;
@@ -364,21 +487,21 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
         [postTitle, body, html, text, postTags] = [f.title, f.body, rendered.html, rendered.text, f.tags];
         fixtureIds.push(id);
       } else {
-        postTitle = title(lang);
-        body = markdown(lang, int(300, 1500));
+        postTitle = title(subject, lang);
+        body = markdown(subject, lang, int(300, 1500));
         html = renderMarkdown(body).html;
         text = plainText(body);
-        postTags = [...new Set(Array.from({ length: zipf(6, 1.3) }, () => tagNames[zipf(tagNames.length)]!))];
+        postTags = [...new Set(Array.from({ length: random() < 0.2 ? 0 : 1 + zipf(5) }, () => tagNames[tagRank()]!))];
       }
       for (const name of postTags) {
-        await linkRows.add(`${id},${tagIdOf.get(name)!}`);
+        linkRows.add(`${id},${tagIdOf.get(name)!}`);
         links++;
       }
 
       // Replies: times after the post, ascending with the id; about one in five is a comment.
       const n = counts[i]!;
       const times = Array.from({ length: n }, () => createTime + Math.floor((now - createTime) * Math.pow(random(), 4))).sort((a, b) => a - b);
-      const topLevel: { id: number; comments: number; row: (string | number)[] }[] = [];
+      const topLevel: { id: number; comments: number; published: boolean; row: (string | number)[] }[] = [];
       let lastActivity = createTime;
       let lastReplyUser: number | null = null;
       for (let k = 0; k < n; k++) {
@@ -386,7 +509,7 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
         const author = users[zipf(users.length, 0.8)]!;
         const replyLang: Lang = lang === 'mixed' ? (random() < 0.5 ? 'zh' : 'en') : lang;
         const isComment = topLevel.length > 0 && random() < 0.2;
-        const replyBody = isComment ? sentence(replyLang).slice(0, 140) : markdown(replyLang, int(30, 600));
+        const replyBody = isComment ? sentence(subject, replyLang).slice(0, 140) : markdown(subject, replyLang, int(30, 600));
         const replyStatus = random() < 0.01 ? 'hidden' : 'published';
         const row: (string | number)[] = [replyId, id, 0, author, str(replyBody), str(renderMarkdown(replyBody).html), str(replyStatus), 0, times[k]!, times[k]!];
         if (isComment) {
@@ -394,9 +517,9 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
           row[2] = parent.id;
           if (replyStatus === 'published') parent.comments++;
           comments++;
-          await replyRows.add(row.join(','));
+          replyRows.add(row.join(','));
         } else {
-          topLevel.push({ id: replyId, comments: 0, row });
+          topLevel.push({ id: replyId, comments: 0, published: replyStatus === 'published', row });
           if (replyStatus === 'published') {
             lastActivity = times[k]!;
             lastReplyUser = author;
@@ -405,21 +528,33 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
       }
       for (const r of topLevel) {
         r.row[7] = r.comments;
-        await replyRows.add(r.row.join(','));
+        replyRows.add(r.row.join(','));
       }
-      const published = topLevel.filter((r) => r.row[6] === "'published'");
+      const published = topLevel.filter((r) => r.published);
       const accepted = categoryId === catIds[0] && published.length > 0 && random() < 0.4 ? published[0]!.id : null;
       const pinned = !f && i >= posts - 200 && i % 60 === 0 && status === 'published' ? 1 : 0;
-      await postRows.add([
-        id, categoryId, userId, str(postTitle), str(body), str(html), str(text.slice(0, 280)), str(status), pinned, random() < 0.01 ? 1 : 0,
-        Math.floor(Math.pow(random(), 3) * 5000), published.length, num(accepted), num(lastReplyUser), lastActivity,
-        str(vectorOf(postTitle, text, postTags)), createTime, createTime,
-      ].join(','));
+      batch.push({
+        head: [
+          id, categoryId, userId, str(postTitle), str(body), str(html), str(text.slice(0, 280)), str(status), pinned, random() < 0.01 ? 1 : 0,
+          Math.floor(Math.pow(random(), 3) * 5000), published.length, num(accepted), num(lastReplyUser), lastActivity,
+        ].join(','),
+        tail: `${createTime},${createTime}`,
+      });
+      inputs.push([postTitle, text, postTags]);
+      if (batch.length === BATCH || i === posts - 1) {
+        const job = vectors.run(inputs);
+        await writeWaiting();
+        waiting = { rows: batch, job };
+        batch = [];
+        inputs = [];
+      }
       if ((i + 1) % 10_000 === 0) progress(`${i + 1} posts, ${replyId} replies`);
     }
-    await postRows.flush();
-    await linkRows.flush();
-    await replyRows.flush();
+    await writeWaiting();
+    await vectors.close();
+    await postRows.write(true);
+    await linkRows.write(true);
+    await replyRows.write(true);
     progress(`${posts} posts, ${replyId} replies (${comments} comments), ${links} tag links written`);
 
     // Counters from the rows, as the services keep them: only published posts count.
@@ -430,10 +565,14 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
     for (const table of ['user', 'ask_tag', 'ask_post', 'ask_reply']) {
       await db.execute(sql.raw(`select setval(pg_get_serial_sequence('"${table}"', 'id'), (select max(id) from "${table}"))`));
     }
-    progress('counters and hot set');
-    // The hot UPDATE left a dead version of every post: compact, then statistics for the planner.
+    progress(`counters and hot set (database time so far ${(dbMs / 1000).toFixed(1)} s)`);
+    // The hot UPDATE left a dead version of every post: compact the table while it has no
+    // secondary indexes (the GIN index would have taken every lexeme twice), then build them.
     await db.execute(sql`vacuum full ask_post`);
+    await rebuild(db, indexes);
+    progress(`${indexes.length} indexes rebuilt`);
     await db.execute(sql`vacuum analyze`);
+    await db.execute(sql`checkpoint`);
     progress('vacuumed');
 
     const checks = await consistency(db);
@@ -453,12 +592,12 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
 
 /** Rows whose stored counters disagree with the data (all must be 0). */
 async function consistency(db: Db): Promise<Record<string, number>> {
-  const one = async (query: string): Promise<number> => (await db.execute<{ n: number }>(sql.raw(query))).rows[0]?.n ?? -1;
+  const one = async (query: string): Promise<number> => (await select<{ n: number }>(db, sql.raw(query)))[0]?.n ?? -1;
   return {
-    replyCount: await one(`select count(*)::int as n from ask_post p where reply_count <> (select count(*) from ask_reply r where r.post_id = p.id and r.parent_id = 0 and r.status = 'published')`),
-    commentCount: await one(`select count(*)::int as n from ask_reply r where parent_id = 0 and comment_count <> (select count(*) from ask_reply c where c.parent_id = r.id and c.status = 'published')`),
-    categoryCount: await one(`select count(*)::int as n from ask_category c where post_count <> (select count(*) from ask_post p where p.category_id = c.id and p.status = 'published')`),
-    tagCount: await one(`select count(*)::int as n from ask_tag t where post_count <> (select count(*) from ask_post_tag pt join ask_post p on p.id = pt.post_id and p.status = 'published' where pt.tag_id = t.id)`),
+    replyCount: await one(`select count(*)::int as n from ask_post p left join (select post_id, count(*) as c from ask_reply where parent_id = 0 and status = 'published' group by post_id) r on r.post_id = p.id where p.reply_count <> coalesce(r.c, 0)`),
+    commentCount: await one(`select count(*)::int as n from ask_reply p left join (select parent_id, count(*) as c from ask_reply where parent_id <> 0 and status = 'published' group by parent_id) r on r.parent_id = p.id where p.parent_id = 0 and p.comment_count <> coalesce(r.c, 0)`),
+    categoryCount: await one(`select count(*)::int as n from ask_category c left join (select category_id, count(*) as c from ask_post where status = 'published' group by category_id) p on p.category_id = c.id where c.post_count <> coalesce(p.c, 0)`),
+    tagCount: await one(`select count(*)::int as n from ask_tag t left join (select pt.tag_id, count(*) as c from ask_post_tag pt join ask_post p on p.id = pt.post_id and p.status = 'published' group by pt.tag_id) x on x.tag_id = t.id where t.post_count <> coalesce(x.c, 0)`),
     hot: await one(`select count(*)::int as n from ask_post where abs(hot - (sign(up_count - down_count + reply_count + collect_count) * log(greatest(abs(up_count - down_count + reply_count + collect_count), 1)) + create_time / 45000.0)) > 1e-9`),
   };
 }
@@ -479,27 +618,34 @@ async function copy(dataDir: string, url: string): Promise<void> {
     const from = source.db;
     const to = target.db;
     await to.execute(sql.raw(`truncate ${COPIED.map((t) => `"${t}"`).join(', ')} restart identity`));
+    const indexes = await dropIndexes(to, ['ask_post', 'ask_post_tag', 'ask_reply']);
     for (const table of COPIED) {
-      // Keyset pages as JSON, inserted with json_populate_recordset: every column, no column list to keep in step.
-      const key = table === 'ask_post_tag' ? 'post_id, tag_id' : 'id';
-      let after = table === 'ask_post_tag' ? '(0, 0)' : '0';
+      // Pages of ids as JSON, inserted with json_populate_recordset: no column list to keep in step
+      // with the schema. PostgreSQL inserts one page while PGlite reads the next.
+      const key = table === 'ask_post_tag' ? 'post_id' : 'id';
+      const span = table === 'ask_post_tag' ? BATCH / 5 : BATCH;
+      const [{ m: max } = { m: 0 }] = await select<{ m: number }>(from, sql.raw(`select coalesce(max(${key}), 0)::int as m from "${table}"`));
+      // The source's columns by name: a column that only the target has (a newer migration) takes its default.
+      const columns = (await select<{ c: string }>(from, sql.raw(`select string_agg(quote_ident(column_name), ', ' order by ordinal_position) as c from information_schema.columns where table_schema = 'public' and table_name = '${table}'`)))[0]!.c;
       let rows = 0;
-      const statements: string[] = [];
-      for (;;) {
-        const page = (await from.execute<{ j: string | null; last: string | null; n: number }>(sql.raw(
-          `select json_agg(t)::text as j, max(row(${key})::text) as last, count(*)::int as n
-           from (select * from "${table}" where (${key}) > ${after} order by ${key} limit ${BATCH}) t`,
-        ))).rows[0];
-        if (!page?.n || !page.j) break;
-        statements.push(`insert into "${table}" select * from json_populate_recordset(null::"${table}", ${str(page.j)}::json)`);
+      let writing: Promise<unknown> = Promise.resolve();
+      for (let after = 0; after < max; after += span) {
+        const [page] = await select<{ j: string | null; n: number }>(from, sql.raw(
+          `select json_agg(t)::text as j, count(*)::int as n from "${table}" t where ${key} > ${after} and ${key} <= ${after + span}`,
+        ));
+        if (!page?.n || !page.j) continue;
+        await writing;
+        // Drizzle runs a query each time its result is awaited: Promise.resolve() makes it run once.
+        writing = Promise.resolve(to.execute(sql.raw(`insert into "${table}" (${columns}) select ${columns} from json_populate_recordset(null::"${table}", ${str(page.j)}::json)`)));
+        writing.catch(() => undefined); // awaited (and thrown) at the next page; no unhandled rejection meanwhile
         rows += page.n;
-        after = table === 'ask_post_tag' ? `row${page.last}` : page.last!.replace(/[()]/g, '');
-        if (statements.length >= BATCHES_PER_TX) await inTransactions(to, statements.splice(0));
       }
-      await inTransactions(to, statements);
+      await writing;
       if (table !== 'ask_post_tag') await to.execute(sql.raw(`select setval(pg_get_serial_sequence('"${table}"', 'id'), greatest((select max(id) from "${table}"), 1))`));
       console.log(`[forum-data] ${table}: ${rows} rows copied (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
+    await rebuild(to, indexes);
+    console.log(`[forum-data] ${indexes.length} indexes rebuilt (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     await to.execute(sql`vacuum analyze`);
     const checks = await consistency(to);
     console.log(`[forum-data] copied to PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s; checks ${JSON.stringify(checks)}`);
@@ -510,11 +656,19 @@ async function copy(dataDir: string, url: string): Promise<void> {
   }
 }
 
-const [command, ...args] = process.argv.slice(2);
-const run = command === 'generate' ? generate(args[0]!, Number(args[1]), Number(args[2]), args[3]!)
-  : command === 'copy' ? copy(args[0]!, args[1]!)
-    : Promise.reject(new Error('usage: forum-data.mjs generate <dataDir> <posts> <replies> <manifest> | copy <dataDir> <postgres url>'));
-run.then(() => process.exit(0), (err: unknown) => {
-  console.error(`[forum-data] error: ${err instanceof Error ? err.stack : String(err)}`);
-  process.exit(1);
-});
+if (!isMainThread) {
+  parentPort!.on('message', ({ id, items }: { id: number; items: VectorInput[] }) => {
+    parentPort!.postMessage({ id, vectors: items.map(([t, text, tags]) => vectorOf(t, text, tags)) });
+  });
+} else {
+  const [command, ...args] = process.argv.slice(2);
+  const run = command === 'generate' ? generate(args[0]!, Number(args[1]), Number(args[2]), args[3]!)
+    : command === 'copy' ? copy(args[0]!, args[1]!)
+      : Promise.reject(new Error('usage: forum-data.mjs generate <dataDir> <posts> <replies> <manifest> | copy <dataDir> <postgres url>'));
+  run.then(() => process.exit(0), (err: unknown) => {
+    // Drizzle's message holds the whole statement (megabytes here): the database's own error is the cause.
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause : null;
+    console.error(`[forum-data] error: ${cause ? `${cause.message}\n${String(err).slice(0, 300)}…` : err instanceof Error ? err.stack : String(err)}`);
+    process.exit(1);
+  });
+}

@@ -13,6 +13,9 @@ import { adjustMoney, adjustScore } from '../lib/server/account/ledger';
 import { addNotice } from '../lib/server/account/notices';
 import { decideInvoice, pendingInvoices } from '../lib/server/account/invoices';
 import { SITE_MODULES, installModule, installedModules, uninstallModule } from '../lib/server/modules/installs';
+import { exportBook, importBook } from '../lib/server/md/transfer';
+import { addEditor, findBook, listBooks, removeEditor, upsertBook } from '../lib/server/md/books';
+import { readFolder, writeFolder } from '../lib/server/md/folder';
 import { endOtherSessions } from '../lib/server/auth/sessions';
 import { AppError, fieldErrors } from '../lib/server/http';
 import { translateAny } from '../lib/i18n';
@@ -38,6 +41,13 @@ const USAGE = `Usage: npm run atrium -- <command>
   notice:add <title> <text>                     publish a site notice in the member center
   invoice:list                                  pending invoice requests
   invoice:issue <id> [remark] | invoice:reject <id> <reason>
+
+  md:import <folder> --book <name> [--title <title>]  import a folder of markdown files (front matter title/order; sub-folders = tree)
+  md:export <book> <folder>                     write a book back to a folder (the same layout md:import reads)
+  md:books                                      every book with its visibility, owner and page count
+  md:book <name> [--title <t>] [--description <d>] [--visibility public|members] [--owner <account>]
+                                                create a book, or change those settings of an existing one
+  md:editor <book> <account> [--remove]         let a member edit a book (or stop them)
 
   module:list                                   site modules this codebase ships, and which are installed
   module:install <uid> | module:uninstall <uid> e.g. module:install editor (the forum and docs editors need it)
@@ -172,6 +182,84 @@ async function run(args: string[]): Promise<number> {
         const done = await decideInvoice(runtime.db, id, command === 'invoice:issue' ? 'issued' : 'rejected', remark);
         process.stdout.write(done ? `Invoice ${id} ${command === 'invoice:issue' ? 'issued' : 'rejected'}.\n` : `No pending invoice ${id}.\n`);
         return done ? 0 : 1;
+      }
+      case 'md:books': {
+        for (const b of await listBooks(runtime.db, { id: 0, groupId: 0 })) {
+          process.stdout.write(`${b.name}\t${b.visibility}\towner ${b.ownerId || '-'}\t${b.pageCount} pages\t${b.title}\n`);
+        }
+        return 0;
+      }
+      case 'md:book': {
+        const [name] = rest;
+        const opt = (key: string): string | undefined => (rest.includes(`--${key}`) ? rest[rest.indexOf(`--${key}`) + 1] : undefined);
+        const visibility = opt('visibility');
+        if (!name || name.startsWith('--') || (visibility && visibility !== 'public' && visibility !== 'members')) {
+          process.stderr.write('Usage: md:book <name> [--title <t>] [--description <d>] [--visibility public|members] [--owner <account>]\n');
+          return 2;
+        }
+        let ownerId: number | undefined;
+        if (opt('owner')) {
+          const owner = await findByAccount(runtime.db, opt('owner')!);
+          if (!owner) return notFound(opt('owner'));
+          ownerId = owner.id;
+        }
+        const changed = await upsertBook(runtime.db, name, { title: opt('title'), description: opt('description'), visibility: visibility as 'public' | 'members' | undefined, ownerId });
+        await runtime.pageCache.invalidate(['md']);
+        process.stdout.write(`${changed.created ? 'Created' : 'Updated'} book ${changed.book.name} (${changed.book.visibility}).\n`);
+        return 0;
+      }
+      case 'md:editor': {
+        const [bookName, account] = rest;
+        const book = bookName ? await findBook(runtime.db, bookName, { id: 0, groupId: 0 }) : null;
+        if (!book) {
+          process.stderr.write(`No book "${bookName ?? ''}". See: npm run atrium -- md:books\n`);
+          return 1;
+        }
+        const row = account ? await findByAccount(runtime.db, account) : null;
+        if (!row) return notFound(account);
+        if (rest.includes('--remove')) await removeEditor(runtime.db, book.id, row.id);
+        else await addEditor(runtime.db, book.id, row.id);
+        process.stdout.write(`${row.username} ${rest.includes('--remove') ? 'no longer edits' : 'now edits'} ${book.name}.\n`);
+        return 0;
+      }
+      case 'md:import': {
+        const folder = rest.find((a, i) => !a.startsWith('--') && rest[i - 1] !== '--book' && rest[i - 1] !== '--title');
+        const book = rest[rest.indexOf('--book') + 1];
+        const title = rest.includes('--title') ? rest[rest.indexOf('--title') + 1] : undefined;
+        if (!folder || !rest.includes('--book') || !book) {
+          process.stderr.write('Usage: md:import <folder> --book <name> [--title <title>]\n');
+          return 2;
+        }
+        let result: { created: number; updated: number };
+        try {
+          result = await importBook(runtime.db, book, await readFolder(folder), { title, message: `md:import ${folder}` });
+        } catch (err) {
+          process.stderr.write(`${err instanceof AppError ? translateAny('en', err.key) : err instanceof Error ? err.message : String(err)}\n`);
+          return 1;
+        }
+        await runtime.pageCache.invalidate(['md']);
+        process.stdout.write(`Imported into ${book}: ${result.created} new pages, ${result.updated} changed.\n`);
+        return 0;
+      }
+      case 'md:export': {
+        const [book, folder] = rest;
+        if (!book || !folder) {
+          process.stderr.write('Usage: md:export <book> <folder>\n');
+          return 2;
+        }
+        const exported = await exportBook(runtime.db, book);
+        if (!exported) {
+          process.stderr.write(`No book "${book}".\n`);
+          return 1;
+        }
+        try {
+          await writeFolder(folder, exported);
+        } catch (err) {
+          process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+          return 1;
+        }
+        process.stdout.write(`Wrote ${exported.pages.length} pages of ${book} to ${folder}.\n`);
+        return 0;
       }
       case 'module:list': {
         const installed = new Map((await installedModules(runtime.db)).map((m) => [m.uid, m]));

@@ -1,11 +1,12 @@
 // The site's markdown editor (forum posts, replies, documents): a controlled textarea with a
 // toolbar, keyboard shortcuts, list continuation, image paste/drop upload, a live preview through
 // the same pipeline the server uses, and an autosaved draft. Other islands embed it.
-import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type MouseEvent, type ReactElement } from 'react';
+import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type MouseEvent, type ReactElement, type UIEvent } from 'react';
 import { request } from '../../lib/client/api';
 import { interpolate } from '../../lib/i18n/types';
 import { renderMarkdown } from '../../lib/markdown/render';
 import { applyFormat, continueList, diffRange, escapeAlt, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from './format';
+import { buildAnchors, headingKey, invert, mapThrough, measureTextLines, measureTops, pairHeadings, sourceHeadings, type ScrollAnchor } from './scroll-sync';
 import './editor.css';
 
 export interface MarkdownEditorProps {
@@ -26,6 +27,8 @@ export interface MarkdownEditorProps {
   autoFocus?: boolean;
   /** Write/Preview tabs, or side by side (tabs again below 800 px). Default `tabs`. */
   layout?: 'tabs' | 'split';
+  /** Split view: scrolling either side scrolls the other to the same place, matched heading by heading. */
+  syncScroll?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -75,6 +78,11 @@ function scheduleDraft(key: string, value: string, initial: string): void {
   const previous = pendingDrafts.get(key);
   if (previous) clearTimeout(previous.timer);
   pendingDrafts.set(key, { value, initial, timer: setTimeout(() => flushDraft(key), DRAFT_DELAY) });
+}
+
+/** Whether a draft is kept (or about to be) under this key. */
+export function hasDraft(draftKey: string): boolean {
+  return pendingDrafts.has(draftKey) || readDraft(draftKey) !== null;
 }
 
 /** Forgets the saved draft (and any save still waiting); call it after a successful submit. */
@@ -244,7 +252,7 @@ function imageUrl(file: UploadedFile): string {
 // ---------------------------------------------------------------------------------------------
 
 export default function MarkdownEditor({
-  name, value, onChange, messages, draftKey, uploadTopic, rows = 10, placeholder, label, autoFocus, layout = 'tabs',
+  name, value, onChange, messages, draftKey, uploadTopic, rows = 10, placeholder, label, autoFocus, layout = 'tabs', syncScroll = false,
 }: MarkdownEditorProps): ReactElement {
   const t = (key: string, values?: Record<string, string | number>): string => interpolate(messages[key] ?? key, values);
   const id = useId();
@@ -335,6 +343,8 @@ export default function MarkdownEditor({
   /** The preview's blocks; undefined until the server's HTML (split view) has been paired up. */
   const blocksRef = useRef<Block[] | null | undefined>(undefined);
   const frameRef = useRef({ id: 0, dirty: false });
+  /** Synchronised scrolling: pairs of textarea → preview scroll positions; null until measured again. */
+  const anchorsRef = useRef<ScrollAnchor[] | null>(null);
   const flushPreview = useCallback((): void => {
     const el = previewRef.current;
     const source = valueRef.current;
@@ -343,6 +353,7 @@ export default function MarkdownEditor({
     if (blocksRef.current === undefined) blocksRef.current = renderedRef.current === null ? null : pairBlocks(splitBlocks(initialHtml), Array.from(el.childNodes));
     renderedRef.current = source;
     blocksRef.current = patchPreview(el, blocksRef.current, renderMarkdown(source).html);
+    anchorsRef.current = null;
   }, [initialHtml]);
   const requestPreview = useCallback((): void => {
     const frame = frameRef.current;
@@ -365,6 +376,70 @@ export default function MarkdownEditor({
     cancelAnimationFrame(frameRef.current.id);
     frameRef.current = { id: 0, dirty: false };
   }, []);
+
+  // Synchronised scrolling (split view, side by side). Where headings sit on both sides is measured
+  // on the first scroll after a change of text, size or rendering, not while typing.
+  const syncing = syncScroll && layout === 'split' && !narrow;
+  const paneRef = useRef<HTMLDivElement>(null);
+  /** Where a pane was just scrolled to by the other side: its next scroll event is that echo. */
+  const echoRef = useRef(new Map<Element, number>());
+  const syncFrameRef = useRef(0);
+  const measureAnchors = useCallback((): ScrollAnchor[] | null => {
+    const ta = textareaRef.current;
+    const pane = paneRef.current;
+    const body = previewRef.current;
+    if (!ta || !pane || !body) return null;
+    if (anchorsRef.current) return anchorsRef.current;
+    const headings = sourceHeadings(ta.value);
+    const elements = Array.from(body.querySelectorAll('h1, h2, h3, h4, h5, h6'));
+    const pairs = pairHeadings(headings, elements.map((el) => headingKey(el.textContent ?? '')));
+    const textTops = pairs.length ? measureTextLines(ta, pairs.map(([s]) => headings[s]!.line)) : [];
+    const previewTops = measureTops(pane, pairs.map(([, p]) => elements[p]!));
+    const points = pairs.map((_, i) => ({ from: textTops[i]!, to: previewTops[i]! }));
+    anchorsRef.current = buildAnchors(points, ta.scrollHeight - ta.clientHeight, pane.scrollHeight - pane.clientHeight);
+    return anchorsRef.current;
+  }, []);
+  const syncFrom = useCallback((side: 'text' | 'preview'): void => {
+    if (syncFrameRef.current) return;
+    syncFrameRef.current = requestAnimationFrame(() => {
+      syncFrameRef.current = 0;
+      const ta = textareaRef.current;
+      const pane = paneRef.current;
+      const anchors = measureAnchors();
+      if (!ta || !pane || !anchors) return;
+      const [from, to, map] = side === 'text' ? [ta, pane, anchors] : [pane, ta, invert(anchors)];
+      const top = Math.round(mapThrough(map, from.scrollTop));
+      if (Math.abs(to.scrollTop - top) < 1) return;
+      to.scrollTop = top;
+      echoRef.current.set(to, to.scrollTop);
+    });
+  }, [measureAnchors]);
+  const onSyncScroll = (side: 'text' | 'preview') => (e: UIEvent<HTMLElement>): void => {
+    if (!syncing) return;
+    const echo = echoRef.current.get(e.currentTarget);
+    if (echo !== undefined) {
+      echoRef.current.delete(e.currentTarget);
+      if (Math.abs(echo - e.currentTarget.scrollTop) < 2) return;
+    }
+    syncFrom(side);
+  };
+  useEffect(() => {
+    if (!syncing || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => { anchorsRef.current = null; });
+    for (const el of [textareaRef.current, paneRef.current, previewRef.current]) if (el) observer.observe(el);
+    return () => {
+      observer.disconnect();
+      cancelAnimationFrame(syncFrameRef.current);
+      syncFrameRef.current = 0;
+    };
+  }, [syncing]);
+  // Typing can move what the preview shows (a picture, a table): line it up again once typing pauses.
+  useEffect(() => {
+    anchorsRef.current = null;
+    if (!syncing) return;
+    const timer = setTimeout(() => syncFrom('text'), 250);
+    return () => clearTimeout(timer);
+  }, [value, syncing, syncFrom]);
 
   /**
    * Applies an edit through the browser's editing commands, so Ctrl+Z undoes it like typing;
@@ -584,12 +659,12 @@ export default function MarkdownEditor({
           <div role="tabpanel" id={ids.write} aria-labelledby={ids.tabWrite} className="md-editor__pane md-editor__write">
             <textarea ref={textareaRef} id={ids.text} name={name} value={value} rows={rows} placeholder={placeholder}
               autoFocus={autoFocus} aria-describedby={ids.hint}
-              onChange={(e) => onChange(e.target.value)} onKeyDown={onKeyDown}
+              onChange={(e) => onChange(e.target.value)} onKeyDown={onKeyDown} onScroll={onSyncScroll('text')}
               onCompositionStart={() => { composingRef.current = true; }}
               onCompositionEnd={() => { composingRef.current = false; }}
               onPaste={onPaste} onDragOver={onDragOver} onDragLeave={() => setDragging(false)} onDrop={onDrop} />
           </div>
-          <div role="tabpanel" id={ids.preview} aria-labelledby={ids.tabPreview} className="md-editor__pane md-editor__preview" tabIndex={0}>
+          <div ref={paneRef} role="tabpanel" id={ids.preview} aria-labelledby={ids.tabPreview} className="md-editor__pane md-editor__preview" tabIndex={0} onScroll={onSyncScroll('preview')}>
             {empty && <p className="md-editor__empty">{t('editor.empty')}</p>}
             {/* Filled by patchChildren after the first render; React keeps the same initial HTML and never touches it again. */}
             <div ref={previewRef} className="markdown-body" hidden={empty} onClick={onPreviewClick} dangerouslySetInnerHTML={{ __html: initialHtml }} />

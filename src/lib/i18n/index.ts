@@ -25,17 +25,19 @@ import zhUpload from './zh-cn/upload';
 import enUpload from './en/upload';
 import zhEditor from './zh-cn/editor';
 import enEditor from './en/editor';
+import zhMdedit from './zh-cn/mdedit';
+import enMdedit from './en/mdedit';
 
 export * from './types';
 
-const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount, upload: zhUpload, editor: zhEditor };
+const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount, upload: zhUpload, editor: zhEditor, mdedit: zhMdedit };
 type Groups = typeof zh;
 export type Group = keyof Groups;
 
 /** Every dictionary by locale and page group; en is checked against zh-cn key by key. */
 export const DICTIONARIES: Record<Locale, { [G in keyof Groups]: Record<keyof Groups[G], string> }> = {
   'zh-cn': zh,
-  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount, upload: enUpload, editor: enEditor },
+  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount, upload: enUpload, editor: enEditor, mdedit: enMdedit },
 };
 
 export type Key<G extends Group> = keyof Groups['common'] | keyof Groups[G];

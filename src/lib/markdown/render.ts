@@ -72,6 +72,48 @@ function headingAnchors(state: StateCore): void {
   });
 }
 
+const CALLOUT = /^:::\s*(tip|note|info|warning|danger)(?:\s+(.*))?$/;
+
+/**
+ * Callouts (`::: tip|note|info|warning|danger [title]` … `:::`): a block whose inside is ordinary
+ * markdown. The optional title is text, escaped like everything else.
+ */
+function callouts(md: MarkdownIt): void {
+  md.block.ruler.before('fence', 'callout', (state, startLine, endLine, silent) => {
+    const start = state.bMarks[startLine]! + state.tShift[startLine]!;
+    const open = CALLOUT.exec(state.src.slice(start, state.eMarks[startLine]).trim());
+    if (!open || state.sCount[startLine]! - state.blkIndent >= 4) return false;
+    if (silent) return true;
+    let line = startLine + 1;
+    for (; line < endLine; line++) {
+      const s = state.bMarks[line]! + state.tShift[line]!;
+      if (state.src.slice(s, state.eMarks[line]).trim() === ':::' && state.sCount[line]! <= state.blkIndent) break;
+    }
+    const kind = open[1]!;
+    const token = state.push('callout_open', 'div', 1);
+    token.attrSet('class', `callout callout-${kind}`);
+    token.attrSet('role', 'note');
+    token.meta = { title: (open[2] ?? '').trim() };
+    token.map = [startLine, line];
+    const oldParent = state.parentType;
+    const oldLineMax = state.lineMax;
+    state.parentType = 'blockquote' as typeof state.parentType;
+    state.lineMax = line;
+    state.md.block.tokenize(state, startLine + 1, line);
+    state.parentType = oldParent;
+    state.lineMax = oldLineMax;
+    state.push('callout_close', 'div', -1);
+    state.line = Math.min(line + 1, endLine);
+    return true;
+  }, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
+  md.renderer.rules.callout_open = (tokens, idx) => {
+    const token = tokens[idx]!;
+    const title = (token.meta as { title: string }).title;
+    return `<div class="${token.attrGet('class')}" role="note">${title ? `<p class="callout-title">${md.utils.escapeHtml(title)}</p>` : ''}\n`;
+  };
+  md.renderer.rules.callout_close = () => '</div>\n';
+}
+
 function inlineText(token: Token | undefined): string {
   return (token?.children ?? []).filter((t) => t.type === 'text' || t.type === 'code_inline').map((t) => t.content).join('');
 }
@@ -88,6 +130,7 @@ function createParser(options: RenderOptions): MarkdownIt {
     },
   });
   md.validateLink = validateLink;
+  md.use(callouts);
   md.core.ruler.after('inline', 'task-lists', taskLists);
   md.core.ruler.push('heading-anchors', headingAnchors);
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createMemoryBus, createRedisBus, type Bus } from './bus';
 import { openDatabase, type Database, type Db } from './db/client';
 import { seedDefaults } from './db/seed';
+import { seedGuide } from './md/transfer';
 import type { ServerConfig } from './env';
 import { createLogger, type Logger } from './log';
 import { PageCache } from './page-cache';
@@ -53,6 +54,8 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     if (opts.migrate !== false) await database.migrate(config.root);
     if (opts.seed !== false) {
       for (const line of await seedDefaults(database.db)) log.info(`first start: ${line}`);
+      const guide = await seedGuide(database.db, config.root);
+      if (guide) log.info(`first start: ${guide}`);
     }
     let bus: Bus;
     let limiter: RateLimiter;

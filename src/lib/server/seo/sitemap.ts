@@ -3,7 +3,7 @@
 // appears: every source lists only what an anonymous visitor can open.
 import { and, asc, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { askCategory, askPost } from '../db/schema';
+import { askCategory, askPost, mdBook, mdPage } from '../db/schema';
 import { translator, type Locale } from '../../i18n';
 import { areaOfPath, linkFor, type HostContext } from '../../shared/hosts';
 import { chunkUrls, MAX_SITEMAP_URLS, rssFeed, sitemapIndexXml, sitemapXml } from './feeds';
@@ -140,8 +140,16 @@ export const askPosts: SitemapSource = {
   },
 };
 
+/** Every page of every public book (members-only books never), book by book. */
+const mdPages = listSource('md-pages', ['site', 'md'], async (db) => {
+  const rows = await db.select({ book: mdBook.name, page: mdPage.name, lastmod: mdPage.updateTime }).from(mdPage)
+    .innerJoin(mdBook, eq(mdBook.id, mdPage.bookId)).where(eq(mdBook.visibility, 'public'))
+    .orderBy(desc(mdBook.weigh), asc(mdBook.id), asc(mdPage.id));
+  return rows.map((r) => ({ path: `/md/${r.book}/${r.page}`, lastmod: r.lastmod }));
+});
+
 /** Everything the sitemap lists, in order. */
-export const SITEMAP_SOURCES: readonly SitemapSource[] = [sitePages, askCategories, askPosts];
+export const SITEMAP_SOURCES: readonly SitemapSource[] = [sitePages, askCategories, askPosts, mdPages];
 
 /** Page-cache tags of the sitemap: those of all its sources. */
 export function sitemapTags(sources: readonly SitemapSource[] = SITEMAP_SOURCES): string[] {

@@ -4,3 +4,4 @@ export * from './account';
 export * from './ask';
 export * from './messages';
 export * from './modules';
+export * from './md';

@@ -1,0 +1,17 @@
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { editableBook } from '../../../lib/server/md/books';
+import { deletePage } from '../../../lib/server/md/pages';
+import { PageRef } from '../../../lib/shared/validation/md';
+import { translateAny } from '../../../lib/i18n';
+
+/** Deletes a page that has no sub-pages. */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const input = await readInput(ctx, PageRef);
+  const { runtime, apiLocale } = ctx.locals;
+  const book = await editableBook(runtime, input.book, member);
+  await deletePage(runtime.db, book.id, input.name);
+  await runtime.pageCache.invalidate(['md']);
+  return ok(null, translateAny(apiLocale, 'md.deleted'));
+});

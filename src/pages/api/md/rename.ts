@@ -1,0 +1,17 @@
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { editableBook } from '../../../lib/server/md/books';
+import { renamePage } from '../../../lib/server/md/pages';
+import { RenameInput } from '../../../lib/shared/validation/md';
+import { translateAny } from '../../../lib/i18n';
+
+/** Renames a page; its old address redirects to the new one. */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const input = await readInput(ctx, RenameInput);
+  const { runtime, apiLocale } = ctx.locals;
+  const book = await editableBook(runtime, input.book, member);
+  await renamePage(runtime.db, book.id, input.name, input.new_name);
+  await runtime.pageCache.invalidate(['md']);
+  return ok({ name: input.new_name }, translateAny(apiLocale, 'md.renamed'));
+});
