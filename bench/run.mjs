@@ -6,7 +6,10 @@
 //   5. forum    on 100,000 posts / 500,000 replies, PGlite and PostgreSQL, page cache off: /ask and
 //               /ask/info/{id} p95 < 50 ms and search p95 < 150 ms at 10 concurrent; search recall
 //               100 %; the post page ships no framework JavaScript (BENCH_FORUM_* in bench/forum.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum …] [-- --keep]
+//   6. docs     a ~1,500-word reader page ≤ 40 KB brotli on a first visit, no React/island script;
+//               cached reader page ≥ 40 % of nginx's req/s; Lighthouse ≥ 95 in all four categories;
+//               editor keystroke → preview p95 < 50 ms on a 2,000-line page (bench/docs.mjs)
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -24,8 +27,9 @@ import { bytes } from './bytes.mjs';
 import { restart } from './restart.mjs';
 import { members } from './members.mjs';
 import { forum } from './forum.mjs';
+import { docs } from './docs.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum };
+const STEPS = { serve, bytes, restart, members, forum, docs };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

@@ -15,8 +15,8 @@ const CACHED_ROW = 'Atrium, page cache';
 const UNCACHED_ROW = 'Atrium, uncached Astro render';
 const SHORT = { [NGINX_ROW]: 'nginx', [BARE_ROW]: 'node:http', [CACHED_ROW]: 'Atrium cached' };
 
-/** Requests `/` (no Accept-Encoding) until Atrium answers from its page cache; returns that response. */
-async function warmCache(url) {
+/** Requests `url` (no Accept-Encoding) until Atrium answers from its page cache; returns that response. bench/docs.mjs uses it too. */
+export async function warmCache(url) {
   let last;
   for (let i = 0; i < 50; i++) {
     last = await get(url);
@@ -31,7 +31,7 @@ async function warmCache(url) {
  * process's CPU time over the measured run gives its cost per request, which other load on the
  * machine disturbs far less than req/s.
  */
-async function measure(name, url, pid, ctx) {
+export async function measure(name, url, pid, ctx) {
   const opts = { connections: ctx.connections, seconds: ctx.seconds, headers: {} };
   if (ctx.warmupSeconds > 0) await load(url, { ...opts, seconds: ctx.warmupSeconds });
   console.log(`[bench] ${name}: ${loadTool()} ${ctx.connections} connections, ${ctx.seconds} s → ${url}`);
@@ -43,12 +43,12 @@ async function measure(name, url, pid, ctx) {
 }
 
 /** Checks that a baseline server sends exactly the page's bytes before we compare against it. */
-async function assertSameBytes(name, url, page) {
+export async function assertSameBytes(name, url, page) {
   const r = await get(url);
   if (r.status !== 200 || !r.body.equals(page.body)) throw new Error(`${name} at ${url} did not serve the page bytes (status ${r.status}, ${r.body.length} bytes)`);
 }
 
-const median = (xs) => {
+export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };

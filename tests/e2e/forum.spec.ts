@@ -1,40 +1,14 @@
 // The forum as members use it: the editor installed by CLI, a post with an image and a code block,
 // a reply from a second account, accepting and collecting it, finding it by a Chinese keyword.
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL): the CLI and the test share its database.
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { hashPassword } from '../../src/lib/server/auth/password';
-import { query, readEnv, solveCaptcha, type E2eEnv } from './helpers';
+import { expect, test } from '@playwright/test';
+import { atrium as runCli, logIn as logInAs, newMember as addMember, readEnv, withLock, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
-
-/** Runs the operator CLI against the e2e server's database. */
-function atrium(...args: string[]): string {
-  const r = spawnSync(process.execPath, [join(process.cwd(), 'dist/cli.mjs'), ...args], {
-    env: { ...process.env, ATRIUM_ROOT: process.cwd(), DATABASE_URL: env.databaseUrl!, DATA_DIR: env.dataDir, LOG_LEVEL: 'warn' }, encoding: 'utf8',
-  });
-  if (r.status !== 0) throw new Error(`atrium ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
-
-async function newMember(name: string): Promise<void> {
-  const t = Math.floor(Date.now() / 1000) - 3 * 86400;
-  await query(env, `insert into "user" (username, nickname, password, join_time, create_time, update_time) values ($1, $1, $2, $3, $3, $3)`,
-    [name, await hashPassword('forumpass1'), t]);
-}
-
-async function logIn(browser: Browser, name: string): Promise<Page> {
-  const context = await browser.newContext({ locale: 'zh-CN' });
-  const page = await context.newPage();
-  await page.goto('/user/login');
-  await page.getByLabel('账户名 / 邮箱 / 手机号').fill(name);
-  await page.getByLabel('密码').fill('forumpass1');
-  await solveCaptcha(env, page, () => page.getByRole('button', { name: '登录', exact: true }).last().click());
-  await expect(page).toHaveURL(/\/user\/account\/overview$/);
-  return page;
-}
+const atrium = (...args: string[]): string => runCli(env, ...args);
+const newMember = (name: string): Promise<void> => addMember(env, name);
+const logIn = (browser: Parameters<typeof logInAs>[1], name: string) => logInAs(env, browser, name);
 
 // A 1×1 PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -48,13 +22,15 @@ test('write, reply, accept, collect and find a post', async ({ browser }) => {
   await newMember(asker);
   await newMember(helper);
 
-  atrium('module:uninstall', 'editor');
   const page = await logIn(browser, asker);
-  await page.goto('/ask/post');
-  await expect(page.getByRole('heading', { name: '请先安装编辑器' })).toBeVisible();
-  await expect(page.getByRole('textbox', { name: '标题' })).toHaveCount(0);
-
-  expect(atrium('module:install', 'editor')).toContain('Installed editor');
+  // Other specs use the editor too: they wait while it is uninstalled here.
+  await withLock('editor-module', async () => {
+    atrium('module:uninstall', 'editor');
+    await page.goto('/ask/post');
+    await expect(page.getByRole('heading', { name: '请先安装编辑器' })).toBeVisible();
+    await expect(page.getByRole('textbox', { name: '标题' })).toHaveCount(0);
+    expect(atrium('module:install', 'editor')).toContain('Installed editor');
+  });
   await page.reload();
   const title = `数据库连接池配置 ${suffix}`;
   await page.getByRole('textbox', { name: '标题' }).fill(title);

@@ -1,9 +1,11 @@
 // Shared by the end-to-end specs: the server's settings, SQL against its database, the captcha.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Browser, type Page } from '@playwright/test';
 import pg from 'pg';
+import { hashPassword } from '../../src/lib/server/auth/password';
 
 export interface E2eEnv { dataDir: string; databaseUrl: string | null }
 
@@ -41,3 +43,56 @@ export async function solveCaptcha(env: E2eEnv, page: Page, open: () => Promise<
   }
 }
 
+
+/**
+ * Runs `fn` while holding a lock file, so specs in other workers that change the same site-wide
+ * state (e.g. installing and uninstalling the editor module) take turns.
+ */
+export async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const path = join(process.cwd(), 'tests/.tmp', `${name}.lock`);
+  const started = Date.now();
+  for (;;) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      break;
+    } catch {
+      if (Date.now() - started > 90_000) throw new Error(`lock ${name} still held after 90 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+/** Runs the operator CLI against the e2e server's database. */
+export function atrium(env: E2eEnv, ...args: string[]): string {
+  const r = spawnSync(process.execPath, [join(process.cwd(), 'dist/cli.mjs'), ...args], {
+    env: { ...process.env, ATRIUM_ROOT: process.cwd(), DATABASE_URL: env.databaseUrl!, DATA_DIR: env.dataDir, LOG_LEVEL: 'warn' }, encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`atrium ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A member who joined three days ago (past the new-member limits), password `forumpass1`. */
+export async function newMember(env: E2eEnv, name: string, groupId = 1): Promise<void> {
+  const t = Math.floor(Date.now() / 1000) - 3 * 86400;
+  await query(env, `insert into "user" (username, nickname, password, group_id, join_time, create_time, update_time) values ($1, $1, $2, $3, $4, $4, $4)`,
+    [name, await hashPassword('forumpass1'), groupId, t]);
+}
+
+/** A new browser context logged in as `name` through the login form (captcha solved). */
+export async function logIn(env: E2eEnv, browser: Browser, name: string): Promise<Page> {
+  const context = await browser.newContext({ locale: 'zh-CN' });
+  const page = await context.newPage();
+  await page.goto('/user/login');
+  // Clicking before the form hydrates would submit it the browser's way, without the captcha.
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+  await page.getByLabel('账户名 / 邮箱 / 手机号').fill(name);
+  await page.getByLabel('密码').fill('forumpass1');
+  await solveCaptcha(env, page, () => page.getByRole('button', { name: '登录', exact: true }).last().click());
+  await expect(page).toHaveURL(/\/user\/account\/overview$/);
+  return page;
+}

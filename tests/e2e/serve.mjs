@@ -1,5 +1,5 @@
 // The server end-to-end tests run against: the built app on a fresh embedded database.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -27,6 +27,8 @@ if (process.env.TEST_DATABASE_URL) {
   process.env.DATABASE_URL = databaseUrl;
 }
 writeFileSync(join(tmp, 'e2e.json'), JSON.stringify({ dataDir, databaseUrl }));
+// A lock left by an interrupted run would make specs wait for nothing.
+rmSync(join(tmp, 'editor-module.lock'), { force: true });
 Object.assign(process.env, {
   ATRIUM_ROOT: root, DATA_DIR: dataDir, PORT: process.env.E2E_PORT ?? '4399', HOST: '127.0.0.1',
   DEPLOY_POLL_SECONDS: '1', LOG_LEVEL: 'warn',

@@ -94,6 +94,9 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
   const [saving, setSaving] = useState(false);
   const [errors, setErrors] = useState<Fields>({});
   const [locale] = useState(() => pageLocale());
+  /** Set once hydrated: end-to-end tests wait for it before typing. */
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady(true), []);
 
   const dirty = page !== null && (title !== saved.title || content !== saved.content);
   const draftKey = page ? draftKeyOf(book.name, page.name) : '';
@@ -181,8 +184,10 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
     else removeMeta(draftKey);
   }, [draftKey, loadId, dirty, title, base]);
 
+  /** A save on its way: a second Ctrl+S must not race it (it would meet the first as a conflict). */
+  const savingRef = useRef(false);
   const save = async (onTopOf?: number): Promise<void> => {
-    if (!page || saving) return;
+    if (!page || savingRef.current) return;
     if (onTopOf === undefined && !dirty) {
       notify({ type: 'info', message: t('mdedit.noChanges') });
       return;
@@ -193,6 +198,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
       return;
     }
     setErrors({});
+    savingRef.current = true;
     setSaving(true);
     const sent = { title, content, key: draftKey };
     try {
@@ -207,6 +213,15 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
       if (latest.current.content === sent.content && latest.current.draftKey === sent.key) clearDraft(sent.key);
     } catch (err) {
       const theirs = err instanceof ApiError ? (err.data as { conflict?: Conflict } | null)?.conflict : undefined;
+      if (theirs && theirs.content === sent.content && theirs.title === parsed.data.title) {
+        // The newer version already says the same (saved from another tab): nothing to merge.
+        setBase(theirs.revision_id);
+        setSaved({ title: theirs.title, content: theirs.content });
+        setConflict(null);
+        if (latest.current.content === sent.content && latest.current.draftKey === sent.key) clearDraft(sent.key);
+        showSuccess(t('mdedit.saved'));
+        return;
+      }
       if (theirs) {
         setConflict(theirs);
         return;
@@ -215,6 +230,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
       setErrors(fields);
       showError(err);
     } finally {
+      savingRef.current = false;
       setSaving(false);
     }
   };
@@ -234,8 +250,10 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
     const onUnload = (e: BeforeUnloadEvent): void => {
       if (latest.current.dirty) e.preventDefault();
     };
+    // The in-app router falls back to a full page load when its navigation is cancelled: the
+    // browser's own leave-page prompt (beforeunload) then asks, once.
     const onNavigate = (e: Event): void => {
-      if (!confirmLeave()) e.preventDefault();
+      if (latest.current.dirty) e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     window.addEventListener('beforeunload', onUnload);
@@ -245,7 +263,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
       window.removeEventListener('beforeunload', onUnload);
       document.removeEventListener('astro:before-preparation', onNavigate);
     };
-  }, [confirmLeave]);
+  }, []);
 
   const takeTheirs = (): void => {
     if (!page || !conflict) return;
@@ -292,13 +310,14 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
     setMissing('');
     setConflict(null);
     setView('edit');
+    history.replaceState(history.state, '', pageAddress(editUrl, '').replace(/\/$/, ''));
   };
 
   const currentParent = page ? (flattenTree(tree).find((e) => e.node.id === findNode(tree, page.name)?.parentId)?.node.name ?? '') : '';
   const hidden = conflict !== null || view !== 'edit';
 
   return (
-    <div className="doc-editor" data-testid="doc-editor">
+    <div className="doc-editor" data-testid="doc-editor" data-ready={ready ? 'true' : undefined}>
       <aside className="md-side" aria-label={t('mdedit.pages')}>
         <p className="md-side__book"><a href={bookUrl}>{book.title}</a></p>
         <h2 className="md-side__heading">{t('mdedit.pages')}</h2>
