@@ -64,9 +64,12 @@ CREATE TABLE "md_section" (
 	"search_vector" "tsvector" NOT NULL
 );
 --> statement-breakpoint
+DROP INDEX "ask_post_created_idx";--> statement-breakpoint
+ALTER TABLE "ask_post" ADD COLUMN "title_vector" "tsvector" DEFAULT ''::tsvector NOT NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX "md_book_name_uq" ON "md_book" USING btree (lower("name"));--> statement-breakpoint
 CREATE UNIQUE INDEX "md_page_name_uq" ON "md_page" USING btree ("book_id","name");--> statement-breakpoint
 CREATE INDEX "md_page_tree_idx" ON "md_page" USING btree ("book_id","parent_id","weigh");--> statement-breakpoint
 CREATE INDEX "md_revision_page_idx" ON "md_revision" USING btree ("page_id","id");--> statement-breakpoint
 CREATE INDEX "md_section_page_idx" ON "md_section" USING btree ("page_id");--> statement-breakpoint
-CREATE INDEX "md_section_search_idx" ON "md_section" USING gin ("search_vector");
+CREATE INDEX "md_section_search_idx" ON "md_section" USING gin ("search_vector");--> statement-breakpoint
+CREATE INDEX "ask_post_recent_user_idx" ON "ask_post" USING btree ("status","create_time","user_id");

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 import { sql, type SQL } from 'drizzle-orm';
 import { openDatabase, type Database, type Db } from '../../src/lib/server/db/client';
-import { vectorOf } from '../../src/lib/server/ask/posts';
+import { titleVectorOf, vectorOf } from '../../src/lib/server/ask/posts';
 import { renderBody } from '../../src/lib/server/ask/render';
 import { plainText } from '../../src/lib/server/search/text';
 import { renderMarkdown } from '../../src/lib/markdown/render';
@@ -447,7 +447,7 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
     const fixtureAt = new Map(FIXTURES.map((_, k) => [Math.floor(((k + 0.5) * posts) / FIXTURES.length), k]));
     const fixtureIds: number[] = [];
     const unpublished: number[] = [];
-    const postRows = new Inserter(db, 'insert into ask_post (id, category_id, user_id, title, body, html, excerpt, status, pinned, featured, views, reply_count, accepted_reply_id, last_reply_user_id, last_activity_time, search_vector, create_time, update_time)');
+    const postRows = new Inserter(db, 'insert into ask_post (id, category_id, user_id, title, body, html, excerpt, status, pinned, featured, views, reply_count, accepted_reply_id, last_reply_user_id, last_activity_time, search_vector, title_vector, create_time, update_time)');
     const linkRows = new Inserter(db, 'insert into ask_post_tag (post_id, tag_id)');
     const replyRows = new Inserter(db, 'insert into ask_reply (id, post_id, parent_id, user_id, body, html, status, comment_count, create_time, update_time)');
     let replyId = 0;
@@ -461,7 +461,7 @@ async function generate(dataDir: string, posts: number, replies: number, manifes
     const writeWaiting = async (): Promise<void> => {
       if (!waiting) return;
       const computed = await waiting.job;
-      waiting.rows.forEach((r, k) => postRows.add(`${r.head},${str(computed[k]!)},${r.tail}`));
+      waiting.rows.forEach((r, k) => postRows.add(`${r.head},${computed[k]!},${r.tail}`));
       await postRows.write();
       await linkRows.write();
       await replyRows.write();
@@ -658,7 +658,8 @@ async function copy(dataDir: string, url: string): Promise<void> {
 
 if (!isMainThread) {
   parentPort!.on('message', ({ id, items }: { id: number; items: VectorInput[] }) => {
-    parentPort!.postMessage({ id, vectors: items.map(([t, text, tags]) => vectorOf(t, text, tags)) });
+    // Both vectors travel as one string: the search vector, then the title vector, as SQL literals.
+    parentPort!.postMessage({ id, vectors: items.map(([t, text, tags]) => `${str(vectorOf(t, text, tags))},${str(titleVectorOf(t, tags))}`) });
   });
 } else {
   const [command, ...args] = process.argv.slice(2);

@@ -21,7 +21,7 @@ describe('every route of the spec table', () => {
 
   it.each([
     ['/ask/info/5', 'ask'], ['/ask/lists/category/99999', 'ask'], ['/ask/lists/tag/99999', 'ask'], ['/ask/lists/user/99999', 'ask'], ['/md/atrium', 'doc'], ['/md/atrium/intro', 'doc'],
-    ['/md/edit/atrium', 'doc'], ['/modules/editor', 'common'], ['/user/card/1', 'none'],
+    ['/modules/editor', 'common'], ['/user/card/1', 'none'],
   ])('%s (no such record yet) answers 404 in its layout %s', async (path, layout) => {
     const res = await raw(server.url, path);
     expect(res.status).toBe(404);
@@ -29,7 +29,7 @@ describe('every route of the spec table', () => {
     expect(res.text).toContain(`页面未找到：${path}`);
   });
 
-  it.each(['/user', '/ask/post', ...USER_CHILDREN.map((c) => `/user/${c}`), '/user/iframe/https%3A%2F%2Fexample.com'])('%s sends a visitor to the login page', async (path) => {
+  it.each(['/user', '/ask/post', '/md/edit/atrium', ...USER_CHILDREN.map((c) => `/user/${c}`), '/user/iframe/https%3A%2F%2Fexample.com'])('%s sends a visitor to the login page', async (path) => {
     const res = await raw(server.url, path);
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe(`/user/login?to=${encodeURIComponent(path)}`);

@@ -24,6 +24,7 @@ export class PageCache {
   #bytes = 0;
   /** Bumped by every invalidation: a render that began before one must not store its result. */
   #generation = 0;
+  readonly #listeners = new Set<(tags: readonly string[]) => void>();
   readonly #unsubscribe: () => void;
 
   constructor(private readonly maxBytes: number, private readonly bus: Bus) {
@@ -83,8 +84,15 @@ export class PageCache {
     this.#entries.clear();
   }
 
+  /** Calls `listener` with the tags of every invalidation, local or from another instance. */
+  onInvalidate(listener: (tags: readonly string[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   #drop(tags: readonly string[]): void {
     this.#generation++;
+    for (const listener of this.#listeners) listener(tags);
     for (const [k, e] of this.#entries) if (e.tags.some((t) => tags.includes(t))) this.#remove(k, e);
   }
 

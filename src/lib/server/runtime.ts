@@ -7,6 +7,7 @@ import { seedGuide } from './md/transfer';
 import type { ServerConfig } from './env';
 import { createLogger, type Logger } from './log';
 import { PageCache } from './page-cache';
+import { TaggedMemo } from './tagged-memo';
 import { createMemoryLimiter, createRedisLimiter, type RateLimiter } from './rate-limit';
 import { ConfigStore } from './site/config';
 import { RulesCache } from './site/rules';
@@ -26,6 +27,8 @@ export interface Runtime {
   bus: Bus;
   limiter: RateLimiter;
   pageCache: PageCache;
+  /** Shared query results dropped with the page cache's tags (see tagged-memo.ts). */
+  memo: TaggedMemo;
   site: ConfigStore;
   rules: RulesCache;
   sessions: SessionCache;
@@ -72,16 +75,17 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     }
     closers.unshift(() => bus.close(), () => limiter.close());
     const pageCache = new PageCache(config.pageCacheBytes, bus);
+    const memo = new TaggedMemo(pageCache);
     const site = new ConfigStore(database.db, bus, pageCache);
     const rules = new RulesCache(database.db, bus);
     const sessions = new SessionCache(bus);
-    closers.unshift(async () => { site.close(); pageCache.close(); rules.close(); sessions.close(); });
+    closers.unshift(async () => { site.close(); memo.close(); pageCache.close(); rules.close(); sessions.close(); });
     const mailer = await createMailer(config.mail, log);
     closers.unshift(async () => mailer.close());
     const secret = await tokenSecret(database.db, config.tokenSecret ?? undefined);
     let closing: Promise<void> | null = null;
     return {
-      config, database, db: database.db, bus, limiter, pageCache, site, rules, sessions, mailer, tokenSecret: secret, log,
+      config, database, db: database.db, bus, limiter, pageCache, memo, site, rules, sessions, mailer, tokenSecret: secret, log,
       buildId: readBuildId(config.root),
       close: () => (closing ??= (async () => {
         for (const close of closers) await close().catch((err: unknown) => log.error('close failed', { err: String(err) }));

@@ -25,10 +25,17 @@ export function formatDate(value: number | string | Date, format = 'yyyy-mm-dd h
   });
 }
 
+/** Building an Intl formatter costs far more than using one: one per time zone, kept. */
+const zoned = new Map<string, Intl.DateTimeFormat>();
+
 function zonedParts(date: Date, timeZone: string): Record<'yyyy' | 'mm' | 'dd' | 'hh' | 'MM' | 'ss', number> {
-  const fmt = new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-  });
+  let fmt = zoned.get(timeZone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+    });
+    zoned.set(timeZone, fmt);
+  }
   const parts = fmt.formatToParts(date);
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
   return { yyyy: get('year'), mm: get('month'), dd: get('day'), hh: get('hour'), MM: get('minute'), ss: get('second') };

@@ -2,6 +2,7 @@ import { asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { askCategory, askPost, askTag, user, type LocalizedText } from '../db/schema';
 import type { Locale } from '../../i18n';
+import type { Runtime } from '../runtime';
 
 type CategorySeed = { slug: string; type: 'question' | 'discussion' | 'share' | 'announcement'; title: LocalizedText; description: LocalizedText };
 
@@ -45,4 +46,12 @@ export async function activeMembers(db: Db, limit = 8): Promise<{ id: number; ni
     .from(askPost).innerJoin(user, eq(user.id, askPost.userId))
     .where(sql`${askPost.status} = 'published' and ${askPost.createTime} > ${since}`)
     .groupBy(user.id).orderBy(desc(sql`count(*)`), asc(user.id)).limit(limit);
+}
+
+/** The sidebar's data, shared by every forum page until a forum change drops it. */
+export function forumSidebar(runtime: Runtime, locale: Locale): Promise<{ categories: CategoryView[]; tags: Awaited<ReturnType<typeof popularTags>>; members: Awaited<ReturnType<typeof activeMembers>> }> {
+  return runtime.memo.get(`ask:sidebar:${locale}`, ['ask'], async () => {
+    const [categories, tags, members] = await Promise.all([listCategories(runtime.db, locale), popularTags(runtime.db, 20), activeMembers(runtime.db, 8)]);
+    return { categories, tags, members };
+  });
 }

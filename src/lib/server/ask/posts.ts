@@ -26,6 +26,10 @@ export function vectorOf(title: string, text: string, tags: readonly string[]): 
   return searchVector([{ text: title, weight: 'A' }, { text: tags.join(' '), weight: 'B' }, { text, weight: 'C' }]);
 }
 
+export function titleVectorOf(title: string, tags: readonly string[]): string {
+  return searchVector([{ text: title, weight: 'A' }, { text: tags.join(' '), weight: 'B' }]);
+}
+
 /** Recomputes the "hot" score: log10 of the activity plus age, so newer activity wins ties. */
 export async function refreshHot(tx: Db | Tx, postId: number): Promise<void> {
   await tx.execute(sql`update ask_post set hot = sign(s) * log(greatest(abs(s), 1)) + create_time / 45000.0
@@ -73,7 +77,7 @@ export async function createPost(db: Db, authorId: number, input: z.output<typeo
     const t = now();
     const [row] = await tx.insert(askPost).values({
       categoryId: category.id, userId: authorId, title: input.title, body: input.content, html: rendered.html, excerpt: rendered.excerpt,
-      lastActivityTime: t, nonce: input.nonce ?? null, searchVector: vectorOf(input.title, rendered.text, input.tags), createTime: t, updateTime: t,
+      lastActivityTime: t, nonce: input.nonce ?? null, searchVector: vectorOf(input.title, rendered.text, input.tags), titleVector: titleVectorOf(input.title, input.tags), createTime: t, updateTime: t,
     }).onConflictDoNothing().returning({ id: askPost.id });
     if (!row) {
       const [existing] = await tx.select({ id: askPost.id }).from(askPost).where(and(eq(askPost.userId, authorId), eq(askPost.nonce, input.nonce ?? '')));
@@ -121,7 +125,7 @@ export async function updatePost(db: Db, editor: { id: number; moderator: boolea
     }
     await tx.update(askPost).set({
       title: input.title, body: input.content, html: rendered.html, excerpt: rendered.excerpt, categoryId: category.id,
-      version: post.version + 1, searchVector: vectorOf(input.title, rendered.text, input.tags), updateTime: now(),
+      version: post.version + 1, searchVector: vectorOf(input.title, rendered.text, input.tags), titleVector: titleVectorOf(input.title, input.tags), updateTime: now(),
     }).where(eq(askPost.id, post.id));
   });
 }
@@ -129,7 +133,7 @@ export async function updatePost(db: Db, editor: { id: number; moderator: boolea
 export type PostRow = typeof askPost.$inferSelect;
 
 export interface PostDetail {
-  post: Omit<PostRow, 'searchVector' | 'nonce'>;
+  post: Omit<PostRow, 'searchVector' | 'titleVector' | 'nonce'>;
   author: Author & { username: string; motto: string };
   category: { id: number; slug: string; type: string; title: string };
   tags: { id: number; name: string }[];
@@ -147,7 +151,7 @@ export async function getPost(db: Db, id: number, locale: Locale, viewer: { id: 
   if (post.status !== 'published' && !viewer?.moderator && !(post.status === 'hidden' && viewer?.id === post.userId)) return null;
   const tags = await db.select({ id: askTag.id, name: askTag.name }).from(askPostTag).innerJoin(askTag, eq(askTag.id, askPostTag.tagId))
     .where(eq(askPostTag.postId, id)).orderBy(asc(askTag.name));
-  const { searchVector: _v, nonce: _n, ...rest } = post;
+  const { searchVector: _v, titleVector: _tv, nonce: _n, ...rest } = post;
   return {
     post: rest,
     author: { id: post.userId, username: row.username, nickname: row.nickname, avatar: row.avatar, motto: row.motto },

@@ -77,7 +77,7 @@ export async function listReplies(db: Db, postId: number, acceptedId: number | n
   const comments = ids.length ? await db.select({
     id: askReply.id, parentId: askReply.parentId, userId: askReply.userId, nickname: displayName, avatar: user.avatar, html: askReply.html,
     status: askReply.status, createTime: askReply.createTime,
-  }).from(askReply).innerJoin(user, eq(user.id, askReply.userId)).where(and(inArray(askReply.parentId, ids), visible)).orderBy(asc(askReply.id)) : [];
+  }).from(askReply).innerJoin(user, eq(user.id, askReply.userId)).where(and(eq(askReply.postId, postId), inArray(askReply.parentId, ids), visible)).orderBy(asc(askReply.id)) : [];
   const votes = viewer && ids.length ? await db.select({ id: askVote.targetId, value: askVote.value }).from(askVote)
     .where(and(eq(askVote.userId, viewer.id), eq(askVote.targetType, 'reply'), inArray(askVote.targetId, ids))) : [];
   const voteOf = new Map(votes.map((v) => [v.id, v.value]));

@@ -52,6 +52,8 @@ export const askPost = pgTable('ask_post', {
   /** The form's one-time key: a double-submitted form finds the post it already created. */
   nonce: varchar('nonce', { length: 40 }),
   searchVector: tsvector('search_vector').notNull(),
+  /** Title and tags only: ranking a match by it is cheap, and ranks title hits above body hits. */
+  titleVector: tsvector('title_vector').notNull().default(sql`''::tsvector`),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
   updateTime: bigint('update_time', { mode: 'number' }).notNull(),
 }, (t) => [
@@ -60,7 +62,7 @@ export const askPost = pgTable('ask_post', {
   index('ask_post_hot_idx').on(t.status, t.hot),
   index('ask_post_category_idx').on(t.categoryId, t.status, t.lastActivityTime),
   index('ask_post_user_idx').on(t.userId, t.id),
-  index('ask_post_created_idx').on(t.createTime),
+  index('ask_post_recent_user_idx').on(t.status, t.createTime, t.userId),
   index('ask_post_featured_idx').on(t.lastActivityTime).where(sql`${t.featured} = 1 and ${t.status} = 'published'`),
   index('ask_post_unsolved_idx').on(t.lastActivityTime).where(sql`${t.acceptedReplyId} is null and ${t.status} = 'published'`),
   uniqueIndex('ask_post_nonce_uq').on(t.userId, t.nonce),
