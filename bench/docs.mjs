@@ -39,8 +39,13 @@ const READER = { book: 'guide-en', name: 'bench-reader', title: 'Atrium in pract
 const LONG = { book: 'bench-editor', name: 'long-page', title: 'A long page', bookTitle: 'Editor benchmark' };
 /** Places to type at, by kind of line, spread over the page; 10 characters at each. */
 const TYPE_AT = ['paragraph', 'list', 'table', 'code', 'heading', 'paragraph', 'list', 'table', 'code', 'heading'];
-/** What is typed there: ordinary words, each with a token the preview's text is checked for afterwards. */
-const TYPED = [' note kq01', ' kq02 item', ' cell kq03', ' kq04 = 1;', ' kq05 plus', ' more kq06', ' kq07 also', ' 7 ms kq08', ' kq09 + 2;', ' kq10 Done'];
+/**
+ * What is typed there: ordinary words, each with a token the preview's text is checked for
+ * afterwards. They go in before the line's last word (in a table, at the start of the last cell),
+ * so that every keystroke changes the preview: a space typed at the end of a line would render to
+ * the same HTML, and the preview rightly has nothing to redraw.
+ */
+const TYPED = ['note kq01 ', 'kq02 item ', 'cell kq03 ', 'kq04 = 1; ', 'kq05 plus ', 'more kq06 ', 'kq07 also ', '7 ms kq08 ', 'kq09 + 2; ', 'kq10 Done '];
 
 /** The operator CLI on the scratch data dir (no server may be running on it). */
 function cli(dataDir, ...args) {
@@ -390,8 +395,9 @@ async function measureEditor(base) {
         const lines = ta.value.split('\n');
         const start = lines.slice(0, line).reduce((a, l) => a + l.length + 1, 0);
         const text = lines[line];
-        // In a table, inside the last cell (before its closing pipe); elsewhere at the line's end.
-        const at = kind === 'table' ? start + text.replace(/\s*\|\s*$/, '').length : start + text.length;
+        // In a table, at the start of the last cell's text; elsewhere before the line's last word.
+        const body = kind === 'table' ? text.replace(/\s*\|\s*$/, '') : text.trimEnd();
+        const at = start + (kind === 'table' ? body.lastIndexOf('|') + 1 + /^\s*/.exec(body.slice(body.lastIndexOf('|') + 1))[0].length : body.search(/\S+$/));
         ta.focus();
         ta.setSelectionRange(at, at);
       }, place);

@@ -54,12 +54,14 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
   const database = await openDatabase(config);
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   try {
-    if (opts.migrate !== false) await database.migrate(config.root);
-    if (opts.seed !== false) {
+    const seed = async (): Promise<void> => {
+      if (opts.seed === false) return;
       for (const line of await seedDefaults(database.db)) log.info(`first start: ${line}`);
       const guide = await seedGuide(database.db, config.root);
       if (guide) log.info(`first start: ${guide}`);
-    }
+    };
+    if (opts.migrate !== false) await database.migrate(config.root, seed);
+    else await seed();
     let bus: Bus;
     let limiter: RateLimiter;
     if (config.redisUrl) {

@@ -14,8 +14,11 @@ export interface Database {
   /** Where the data lives, for logs (never includes a password). */
   where: string;
   ping(): Promise<boolean>;
-  /** Applies the committed migrations in `<root>/drizzle`. */
-  migrate(root: string): Promise<void>;
+  /**
+   * Applies the committed migrations in `<root>/drizzle`, then runs `then` (first-start seeding)
+   * while still holding the migration lock, so instances starting together seed once.
+   */
+  migrate(root: string, then?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,12 +41,13 @@ async function openPostgres(url: string): Promise<Database> {
     where: url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@'),
     ping: () => pingDb(db),
     // Several instances may start at once: a session advisory lock lets one migrate at a time.
-    migrate: async (root) => {
+    migrate: async (root, then) => {
       const { migrate } = await import('drizzle-orm/node-postgres/migrator');
       const client = await pool.connect();
       try {
         await client.query('select pg_advisory_lock(1098150505)');
         await migrate(drizzle({ client, schema }), { migrationsFolder: join(root, 'drizzle') });
+        await then?.();
       } finally {
         await client.query('select pg_advisory_unlock(1098150505)').catch(() => undefined);
         client.release();
@@ -104,9 +108,10 @@ async function openPglite(dataDir: string): Promise<Database> {
       kind: 'pglite',
       where: dir,
       ping: () => pingDb(db),
-      migrate: async (root) => {
+      migrate: async (root, then) => {
         const { migrate } = await import('drizzle-orm/pglite/migrator');
         await migrate(drizzle({ client, schema }), { migrationsFolder: join(root, 'drizzle') });
+        await then?.();
       },
       close: async () => {
         if (closed) return;
