@@ -5,6 +5,7 @@ import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState,
 import { request } from '../../lib/client/api';
 import { interpolate } from '../../lib/i18n/types';
 import { renderMarkdown } from '../../lib/markdown/render';
+import { createSectionRenderer } from './section-render';
 import { applyFormat, continueList, diffRange, escapeAlt, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from './format';
 import { buildAnchors, headingKey, invert, mapThrough, measureTextLines, measureTops, pairHeadings, sourceHeadings, type ScrollAnchor } from './scroll-sync';
 import './editor.css';
@@ -345,6 +346,8 @@ export default function MarkdownEditor({
   const frameRef = useRef({ id: 0, dirty: false });
   /** Synchronised scrolling: pairs of textarea → preview scroll positions; null until measured again. */
   const anchorsRef = useRef<ScrollAnchor[] | null>(null);
+  // One per editor: each keystroke re-renders only the section it changed.
+  const [sectionRender] = useState(() => createSectionRenderer((markdown) => renderMarkdown(markdown).html));
   const flushPreview = useCallback((): void => {
     const el = previewRef.current;
     const source = valueRef.current;
@@ -352,9 +355,9 @@ export default function MarkdownEditor({
     // The server's HTML is already there: pair it up instead of drawing it again.
     if (blocksRef.current === undefined) blocksRef.current = renderedRef.current === null ? null : pairBlocks(splitBlocks(initialHtml), Array.from(el.childNodes));
     renderedRef.current = source;
-    blocksRef.current = patchPreview(el, blocksRef.current, renderMarkdown(source).html);
+    blocksRef.current = patchPreview(el, blocksRef.current, sectionRender(source));
     anchorsRef.current = null;
-  }, [initialHtml]);
+  }, [initialHtml, sectionRender]);
   const requestPreview = useCallback((): void => {
     const frame = frameRef.current;
     if (frame.id) {
