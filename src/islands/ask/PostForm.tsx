@@ -2,6 +2,7 @@
 // in the browser until the post is published; a double submit creates one post (form nonce).
 import { useEffect, useRef, type FormEvent } from 'react';
 import { request } from '../../lib/client/api';
+import { formNonce } from '../../lib/client/nonce';
 import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
 import { PostInput } from '../../lib/shared/validation/ask';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
@@ -14,10 +15,6 @@ interface Props {
   postUrl: string;
 }
 
-function newNonce(): string {
-  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 12)}`;
-}
-
 export function splitTags(text: string): string[] {
   return [...new Set(text.split(/[\s,，、]+/).map((s) => s.replace(/^#/, '').trim()).filter(Boolean))];
 }
@@ -26,7 +23,7 @@ export default function PostForm({ messages, categories, initial, postUrl }: Pro
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({
     title: initial.title, category_id: String(initial.category_id || categories[0]?.id || ''), tags: initial.tags, content: initial.content,
   });
-  const nonce = useRef(newNonce());
+  const nonce = useRef(formNonce());
   const draftKey = initial.id ? `ask-edit:${initial.id}` : 'ask-new';
   const metaKey = `atrium-draft-meta:${draftKey}`;
   // The editor keeps the body's draft; the title, category and tags are kept beside it.

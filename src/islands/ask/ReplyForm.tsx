@@ -2,19 +2,16 @@
 // reader's first interaction (client:interact), so reading a post ships no framework code.
 import { useRef, useState, type FormEvent } from 'react';
 import { request } from '../../lib/client/api';
+import { formNonce } from '../../lib/client/nonce';
 import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
 import { ReplyInput } from '../../lib/shared/validation/ask';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
 
 interface Props { postId: number; messages: Messages }
 
-function newNonce(): string {
-  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 12)}`;
-}
-
 export default function ReplyForm({ postId, messages }: Props) {
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({ content: '' });
-  const nonce = useRef(newNonce());
+  const nonce = useRef(formNonce());
   const [sent, setSent] = useState(false);
   const draftKey = `ask-reply:${postId}`;
 

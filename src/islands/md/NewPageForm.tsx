@@ -2,8 +2,8 @@
 import { useId, useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { CreateInput } from '../../lib/shared/validation/md';
-import { serverFields, zodFields, type Fields } from '../user/form-helpers';
-import { flattenTree, showError, showSuccess, translator, type Messages, type PageData, type TreeNode } from './shared';
+import { zodFields } from '../user/form-helpers';
+import { flattenTree, showSuccess, translator, useCall, type Messages, type PageData, type TreeNode } from './shared';
 
 interface Props {
   book: string;
@@ -23,8 +23,7 @@ export default function NewPageForm({ book, tree, heading, lead, initialName = '
   const t = translator(messages);
   const id = useId();
   const [values, setValues] = useState({ name: initialName, title: '', parent: initialParent });
-  const [errors, setErrors] = useState<Fields>({});
-  const [busy, setBusy] = useState(false);
+  const { busy, errors, setErrors, run } = useCall();
 
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
@@ -35,18 +34,11 @@ export default function NewPageForm({ book, tree, heading, lead, initialName = '
     }
     if (confirmLeave && !confirmLeave()) return;
     setErrors({});
-    setBusy(true);
-    try {
+    await run(async () => {
       const reply = await request<{ name: string; revision_id: number }>('/api/md/create', { method: 'POST', data: parsed.data, showErrorMessage: false });
       showSuccess(reply.msg || t('mdedit.created'));
       onCreated({ name: reply.data.name, title: parsed.data.title, content: '', revision_id: reply.data.revision_id });
-    } catch (err) {
-      const fields = serverFields(err);
-      setErrors(fields);
-      if (Object.keys(fields).length === 0) showError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const field = (name: 'name' | 'title') => ({

@@ -3,8 +3,8 @@
 import { useId, useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { MoveInput, RenameInput } from '../../lib/shared/validation/md';
-import { serverFields, zodFields, type Fields } from '../user/form-helpers';
-import { findNode, flattenTree, showError, showSuccess, subtreeNames, translator, type Messages, type TreeNode } from './shared';
+import { zodFields } from '../user/form-helpers';
+import { findNode, flattenTree, showSuccess, subtreeNames, translator, useCall, type Messages, type TreeNode } from './shared';
 
 interface Props {
   book: string;
@@ -20,27 +20,13 @@ interface Props {
 export default function PageActions({ book, tree, page, onMoved, onRenamed, onDeleted, messages }: Props): ReactElement {
   const t = translator(messages);
   const id = useId();
-  const [busy, setBusy] = useState(false);
+  const { busy, errors, setErrors, run } = useCall();
   const [renaming, setRenaming] = useState(false);
   const [newName, setNewName] = useState(page.name);
-  const [errors, setErrors] = useState<Fields>({});
   const node = findNode(tree, page.name);
   const parentName = node ? (flattenTree(tree).find((e) => e.node.id === node.parentId)?.node.name ?? '') : '';
   const [target, setTarget] = useState(parentName);
   const blocked = node ? subtreeNames(node) : new Set<string>();
-
-  const run = async (action: () => Promise<void>): Promise<void> => {
-    setBusy(true);
-    try {
-      await action();
-    } catch (err) {
-      const fields = serverFields(err);
-      setErrors(fields);
-      if (Object.keys(fields).length === 0) showError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
 
   const move = (to: { direction: 'up' | 'down' } | { parent: string }): Promise<void> => run(async () => {
     const input = MoveInput.parse({ book, name: page.name, ...to });

@@ -2,7 +2,8 @@
 // how a message is shown.
 import { ApiError } from '../../lib/client/api';
 import { notify } from '../../lib/client/notify';
-import { translate, type Messages } from '../user/form-helpers';
+import { useState } from 'react';
+import { serverFields, translate, type Fields, type Messages } from '../user/form-helpers';
 
 export type { Messages };
 
@@ -63,6 +64,28 @@ export function showError(err: unknown): void {
     return;
   }
   throw err;
+}
+
+/**
+ * A busy flag and field errors for calls made with showErrorMessage: false: field errors land
+ * beside their fields, anything else is shown as a notification.
+ */
+export function useCall(): { busy: boolean; errors: Fields; setErrors(fields: Fields): void; run(action: () => Promise<void>): Promise<void> } {
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<Fields>({});
+  const run = async (action: () => Promise<void>): Promise<void> => {
+    setBusy(true);
+    try {
+      await action();
+    } catch (err) {
+      const fields = serverFields(err);
+      setErrors(fields);
+      if (Object.keys(fields).length === 0) showError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, errors, setErrors, run };
 }
 
 export function showSuccess(message: string): void {

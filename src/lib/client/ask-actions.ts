@@ -1,6 +1,7 @@
 // The post page's buttons without a framework: votes, collections, acceptance, reports, comments,
 // deletion and moderation. Every call goes through the request layer; errors are shown there.
 import { request } from './api';
+import { formNonce } from './nonce';
 
 function targetOf(el: Element): { type: 'post' | 'reply'; id: number } | null {
   const box = el.closest<HTMLElement>('[data-target]');
@@ -10,10 +11,6 @@ function targetOf(el: Element): { type: 'post' | 'reply'; id: number } | null {
 
 function postId(): number {
   return Number(document.querySelector<HTMLElement>('[data-post]')?.dataset.post ?? 0);
-}
-
-function nonce(): string {
-  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 12)}`;
 }
 
 /** Reloads the page at an anchor, so the server renders the new state (the page cache was invalidated). */
@@ -77,7 +74,7 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
       form.closest('details')?.removeAttribute('open');
     } else if (kind === 'comment') {
       const parent = Number(form.dataset.parent);
-      await request('/api/ask/reply', { method: 'POST', data: { post_id: postId(), parent_id: parent, content: String(fields.get('content') ?? ''), nonce: form.dataset.nonce ??= nonce() }, showSuccessMessage: true });
+      await request('/api/ask/reply', { method: 'POST', data: { post_id: postId(), parent_id: parent, content: String(fields.get('content') ?? ''), nonce: form.dataset.nonce ??= formNonce() }, showSuccessMessage: true });
       reloadAt(`reply-${parent}`);
     } else if (kind === 'moderate') {
       const action = submitter?.value ?? '';

@@ -73,8 +73,9 @@ export function fieldErrors(error: z.ZodError, locale: Locale): Record<string, s
 }
 
 function issueMessage(issue: z.core.$ZodIssue, t: ReturnType<typeof translator<'api'>>, locale: Locale): string {
-  // Shared schemas carry message keys so the form and the API word them alike.
-  if (issue.message.startsWith('validation.')) return translateAny(locale, issue.message);
+  // Shared schemas carry message keys (validation.*, md.*, …) so the form and the API word them alike.
+  const keyed = translateAny(locale, issue.message);
+  if (keyed !== issue.message) return keyed;
   switch (issue.code) {
     case 'unrecognized_keys':
       return t('field.unknown');

@@ -9,6 +9,9 @@ import { endOtherSessions, startSession, type IssuedSession } from '../auth/sess
 
 export type UserRow = typeof user.$inferSelect;
 
+/** A member's name as pages show it: the nickname, else the username (for SQL selects). */
+export const displayNameSql = sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username})`;
+
 /** After this many failed logins an account (known or not) is refused for LOCK_SECONDS. */
 export const LOGIN_RETRY = 10;
 export const LOCK_SECONDS = 3600;

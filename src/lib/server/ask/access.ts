@@ -2,18 +2,10 @@ import type { APIContext } from 'astro';
 import type { Runtime } from '../runtime';
 import type { Locale } from '../../i18n';
 import { AppError, rateLimitReply } from '../http';
+import { hasRule } from '../auth/guard';
 import { isInstalled } from '../modules/installs';
 import { MODERATE_RULE } from './moderation';
 import type { UserRow } from '../account/users';
-
-type Node = { name: string; children?: unknown[] };
-const holds = (nodes: readonly Node[], name: string): boolean =>
-  nodes.some((n) => n.name === name || holds((n.children ?? []) as Node[], name));
-
-/** Whether a member's group grants a rule (route or button). */
-export async function hasRule(runtime: Runtime, groupId: number, locale: Locale, name: string): Promise<boolean> {
-  return holds(await runtime.rules.forGroup(groupId, locale), name);
-}
 
 /** Who is looking, as the forum services need it. */
 export async function viewerOf(runtime: Runtime, row: UserRow | undefined, locale: Locale): Promise<{ id: number; moderator: boolean } | null> {

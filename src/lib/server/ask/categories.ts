@@ -3,6 +3,7 @@ import type { Db } from '../db/client';
 import { askCategory, askPost, askTag, user, type LocalizedText } from '../db/schema';
 import type { Locale } from '../../i18n';
 import type { Runtime } from '../runtime';
+import { displayNameSql } from '../account/users';
 
 type CategorySeed = { slug: string; type: 'question' | 'discussion' | 'share' | 'announcement'; title: LocalizedText; description: LocalizedText };
 
@@ -42,7 +43,7 @@ export async function findTag(db: Db, id: number): Promise<{ id: number; name: s
 /** Members who posted most in the last 30 days. */
 export async function activeMembers(db: Db, limit = 8): Promise<{ id: number; nickname: string; avatar: string; posts: number }[]> {
   const since = Math.floor(Date.now() / 1000) - 30 * 86400;
-  return db.select({ id: user.id, nickname: sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username})`, avatar: user.avatar, posts: sql<number>`count(*)::int` })
+  return db.select({ id: user.id, nickname: displayNameSql, avatar: user.avatar, posts: sql<number>`count(*)::int` })
     .from(askPost).innerJoin(user, eq(user.id, askPost.userId))
     .where(sql`${askPost.status} = 'published' and ${askPost.createTime} > ${since}`)
     .groupBy(user.id).orderBy(desc(sql`count(*)`), asc(user.id)).limit(limit);

@@ -4,6 +4,7 @@ import type { Db } from '../db/client';
 import { askCategory, askPost, askPostTag, askReply, askReport, askTag, user } from '../db/schema';
 import { AppError } from '../http';
 import { notify } from '../messages/notify';
+import { displayNameSql } from '../account/users';
 import type { ModerateInput, ReportInput } from '../../shared/validation/ask';
 
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -100,7 +101,7 @@ export async function reportPage(db: Db, status: 'open' | 'resolved' | 'dismisse
   const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(askReport).where(eq(askReport.status, status));
   const rows = await db.select({
     id: askReport.id, targetType: askReport.targetType, targetId: askReport.targetId, postId: askReport.postId, reason: askReport.reason,
-    status: askReport.status, createTime: askReport.createTime, reporter: sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username})`,
+    status: askReport.status, createTime: askReport.createTime, reporter: displayNameSql,
     title: askPost.title, excerpt: sql<string>`coalesce(left(${askReply.body}, 200), ${askPost.excerpt})`,
   }).from(askReport).innerJoin(user, eq(user.id, askReport.userId)).innerJoin(askPost, eq(askPost.id, askReport.postId))
     .leftJoin(askReply, and(eq(askReport.targetType, 'reply'), eq(askReply.id, askReport.targetId)))

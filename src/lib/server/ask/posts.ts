@@ -4,6 +4,7 @@ import type { Db } from '../db/client';
 import { askCategory, askPost, askPostTag, askTag, config, user } from '../db/schema';
 import { AppError } from '../http';
 import { adjustScore } from '../account/ledger';
+import { displayNameSql as displayName } from '../account/users';
 import { notify } from '../messages/notify';
 import { searchVector } from '../search/text';
 import type { Locale } from '../../i18n';
@@ -20,7 +21,6 @@ export interface PostSummary {
   status: string; lastActivityTime: number; createTime: number;
 }
 
-const displayName = sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username})`;
 
 export function vectorOf(title: string, text: string, tags: readonly string[]): string {
   return searchVector([{ text: title, weight: 'A' }, { text: tags.join(' '), weight: 'B' }, { text, weight: 'C' }]);

@@ -4,13 +4,13 @@ import type { Db } from '../db/client';
 import { askCategory, askCollect, askPost, askReply, askVote, user, userScoreLog } from '../db/schema';
 import { AppError } from '../http';
 import { adjustScore } from '../account/ledger';
+import { displayNameSql as displayName } from '../account/users';
 import { notify, type Notice } from '../messages/notify';
 import type { ReplyInput } from '../../shared/validation/ask';
 import { renderBody } from './render';
 import { notifyMentions, refreshHot, scoreSetting, type Author } from './posts';
 
 const now = (): number => Math.floor(Date.now() / 1000);
-const displayName = sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username})`;
 
 /**
  * Replies to a post or comments on a reply. Counters move in the same transaction; the post's

@@ -4,6 +4,8 @@ import { Code } from '../../shared/codes';
 import { REFRESH_COOKIE, SESSION_COOKIE } from '../request-context';
 import { REFRESH_TTL, ACCESS_TTL, tokenExpired } from './sessions';
 import type { UserRow } from '../account/users';
+import type { Runtime } from '../runtime';
+import type { Locale } from '../../i18n';
 
 /** The logged-in member of an API call: 409 when the token expired, 303 'need login' without one. */
 export function requireUser(ctx: APIContext): UserRow {
@@ -34,12 +36,18 @@ export function clearSessionCookie(cookies: AstroCookies, siteDomain: string | n
   cookies.delete(REFRESH_COOKIE, base);
 }
 
-/** 401 unless the member's group grants the rule `name` (a route or button, e.g. `account/balance/export`). */
+type RuleTreeNode = { name: string; children?: unknown[] };
+const holds = (nodes: readonly RuleTreeNode[], name: string): boolean =>
+  nodes.some((n) => n.name === name || holds((n.children ?? []) as RuleTreeNode[], name));
+
+/** Whether a group grants the rule `name` (a route or button, e.g. `account/balance/export`). */
+export async function hasRule(runtime: Runtime, groupId: number, locale: Locale, name: string): Promise<boolean> {
+  return holds(await runtime.rules.forGroup(groupId, locale), name);
+}
+
+/** 401 unless the member's group grants the rule `name`. */
 export async function requireRule(ctx: APIContext, name: string): Promise<UserRow> {
   const member = requireUser(ctx);
-  const tree = await ctx.locals.runtime.rules.forGroup(member.groupId, ctx.locals.locale);
-  const has = (nodes: readonly { name: string; children?: unknown[] }[]): boolean =>
-    nodes.some((n) => n.name === name || has((n.children ?? []) as { name: string; children?: unknown[] }[]));
-  if (!has(tree)) throw new AppError('api.noPermission', { code: Code.noPermission });
+  if (!(await hasRule(ctx.locals.runtime, member.groupId, ctx.locals.locale, name))) throw new AppError('api.noPermission', { code: Code.noPermission });
   return member;
 }

@@ -4,6 +4,7 @@ import { mdBook, mdPage, mdRedirect, mdRevision, mdSection, user } from '../db/s
 import { AppError } from '../http';
 import { searchVector } from '../search/text';
 import { renderDoc } from './render';
+import { displayNameSql } from '../account/users';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -53,7 +54,7 @@ export async function firstPage(db: Db, bookId: number): Promise<TreeNode | null
 }
 
 export async function authorName(db: Db | Tx, id: number): Promise<string> {
-  const [row] = await db.select({ name: sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username})` }).from(user).where(eq(user.id, id));
+  const [row] = await db.select({ name: displayNameSql }).from(user).where(eq(user.id, id));
   return row?.name ?? '';
 }
 
@@ -191,7 +192,7 @@ export async function deletePage(db: Db, bookId: number, name: string): Promise<
 export async function pageHistory(db: Db, pageId: number) {
   return db.select({
     id: mdRevision.id, title: mdRevision.title, message: mdRevision.message, createTime: mdRevision.createTime,
-    author: sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username}, '')`, size: sql<number>`length(${mdRevision.content})`,
+    author: sql<string>`coalesce(${displayNameSql}, '')`, size: sql<number>`length(${mdRevision.content})`,
   }).from(mdRevision).leftJoin(user, eq(user.id, mdRevision.authorId)).where(eq(mdRevision.pageId, pageId)).orderBy(desc(mdRevision.id)).limit(200);
 }
 
