@@ -27,17 +27,25 @@ import zhEditor from './zh-cn/editor';
 import enEditor from './en/editor';
 import zhMdedit from './zh-cn/mdedit';
 import enMdedit from './en/mdedit';
+import zhMarket from './zh-cn/market';
+import enMarket from './en/market';
+import zhDeveloper from './zh-cn/developer';
+import enDeveloper from './en/developer';
+import zhDevstudio from './zh-cn/devstudio';
+import enDevstudio from './en/devstudio';
+import zhArea from './zh-cn/area';
+import enArea from './en/area';
 
 export * from './types';
 
-const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount, upload: zhUpload, editor: zhEditor, mdedit: zhMdedit };
+const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount, upload: zhUpload, editor: zhEditor, mdedit: zhMdedit, market: zhMarket, developer: zhDeveloper, devstudio: zhDevstudio, area: zhArea };
 type Groups = typeof zh;
 export type Group = keyof Groups;
 
 /** Every dictionary by locale and page group; en is checked against zh-cn key by key. */
 export const DICTIONARIES: Record<Locale, { [G in keyof Groups]: Record<keyof Groups[G], string> }> = {
   'zh-cn': zh,
-  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount, upload: enUpload, editor: enEditor, mdedit: enMdedit },
+  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount, upload: enUpload, editor: enEditor, mdedit: enMdedit, market: enMarket, developer: enDeveloper, devstudio: enDevstudio, area: enArea },
 };
 
 export type Key<G extends Group> = keyof Groups['common'] | keyof Groups[G];

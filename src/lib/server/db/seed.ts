@@ -33,6 +33,9 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'sign_in_score', group: 'user', title: 'Points for a daily check-in', type: 'number', value: '10' },
   { name: 'ask_post_score', group: 'ask', title: 'Points for publishing a post', type: 'number', value: '2' },
   { name: 'ask_accept_score', group: 'ask', title: 'Points for an accepted answer', type: 'number', value: '15' },
+  { name: 'market_commission', group: 'market', title: 'Platform commission on module sales (percent)', type: 'number', value: '15' },
+  { name: 'market_withdraw_min', group: 'market', title: 'Smallest withdrawal a developer may request (yuan)', type: 'string', value: '100.00' },
+  { name: 'market_package_max_size', group: 'market', title: 'Largest module package', type: 'string', value: '20mb' },
   { name: 'user_login_captcha', group: 'user', title: 'Captcha at login', type: 'switch', value: '1' },
   { name: 'upload_mode', group: 'upload', title: 'Upload mode', type: 'string', value: 'local' },
   { name: 'upload_max_size', group: 'upload', title: 'Maximum upload size', type: 'string', value: '10mb' },
@@ -84,6 +87,11 @@ export const DEFAULT_RULES: RuleSeed[] = [
     menu('developer/orders', '销售订单', 'list'),
     menu('developer/earnings', '收益', 'chart'),
   ] },
+  { type: 'menu_dir', name: 'market', title: '市场管理', path: 'market', icon: 'shield', children: [
+    { ...menu('market/review', '市场审核', 'check'), children: [
+      { type: 'button', name: 'market/approve', title: '审核开发者与模块', path: '' },
+    ] },
+  ] },
   { type: 'route', name: 'messageCenter', title: '消息中心', path: 'messageCenter' },
   { type: 'nav_user_menu', name: 'userCenter', title: '会员中心', path: '/user', menuType: 'tab' },
   { type: 'nav_user_menu', name: 'messageCenter', title: '消息中心', path: '/user/messageCenter', menuType: 'tab' },
@@ -91,8 +99,8 @@ export const DEFAULT_RULES: RuleSeed[] = [
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
-/** Rules only moderators hold: the report list and the moderation button. */
-export const MODERATOR_RULES = ['ask/reports', 'ask/moderate'];
+/** Rules only moderators hold: the report list, the moderation button and the market review. */
+export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market/review', 'market/approve'];
 
 /**
  * Fills an empty database with the defaults a new site needs. Idempotent: existing rows are

@@ -4,7 +4,10 @@ import { messages } from '../db/schema';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-export const MESSAGE_TYPES = ['ask_reply', 'ask_comment', 'ask_accept', 'ask_mention', 'ask_moderation'] as const;
+export const MESSAGE_TYPES = [
+  'ask_reply', 'ask_comment', 'ask_accept', 'ask_mention', 'ask_moderation',
+  'market_sale', 'market_review', 'market_review_reply', 'market_developer', 'market_module', 'market_withdrawal',
+] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 export interface Notice {

@@ -138,6 +138,8 @@ export const invoice = pgTable('invoice', {
   email: varchar('email', { length: 100 }).notNull(),
   status: varchar('status', { length: 10 }).notNull().default('pending'),
   remark: varchar('remark', { length: 255 }).notNull().default(''),
+  /** The module order the invoice is for, when requested from the order list (0: none). */
+  orderId: integer('order_id').notNull().default(0),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
   updateTime: bigint('update_time', { mode: 'number' }).notNull(),
 }, (t) => [

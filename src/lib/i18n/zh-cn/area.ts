@@ -1,0 +1,3 @@
+/** 行政区划. */
+export default {
+} as const;

@@ -1,0 +1,3 @@
+/** 开发者认证与市场审核. */
+export default {
+} as const;

@@ -1,0 +1,3 @@
+/** 模块购买、下载、评价与安装的消息. */
+export default {
+} as const;
