@@ -90,6 +90,7 @@ export const DEFAULT_RULES: RuleSeed[] = [
   { type: 'menu_dir', name: 'market', title: '市场管理', path: 'market', icon: 'shield', children: [
     { ...menu('market/review', '市场审核', 'check'), children: [
       { type: 'button', name: 'market/approve', title: '审核开发者与模块', path: '' },
+      { type: 'button', name: 'market/install', title: '安装站点模块', path: '' },
     ] },
   ] },
   { type: 'route', name: 'messageCenter', title: '消息中心', path: 'messageCenter' },
@@ -100,7 +101,7 @@ export const DEFAULT_RULES: RuleSeed[] = [
 const now = (): number => Math.floor(Date.now() / 1000);
 
 /** Rules only moderators hold: the report list, the moderation button and the market review. */
-export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market/review', 'market/approve'];
+export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market/review', 'market/approve', 'market/install'];
 
 /**
  * Fills an empty database with the defaults a new site needs. Idempotent: existing rows are
