@@ -4,13 +4,14 @@ import { request } from '../../lib/client/api';
 import { InvoiceInput } from '../../lib/shared/validation/account';
 import { translate, useForm, zodFields, type Messages } from './form-helpers';
 
-export default function InvoiceForm({ messages, available, email }: { messages: Messages; available: string; email: string }): ReactElement {
+/** `orderId`/`orderNo`: the request is for one module order (from the order list); its amount is prefilled. */
+export default function InvoiceForm({ messages, available, email, orderId = 0, orderNo = '' }: { messages: Messages; available: string; email: string; orderId?: number; orderNo?: string }): ReactElement {
   const t = (k: string): string => translate(messages, k);
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({ amount: available, title: '', tax_id: '', email });
 
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
-    const body = { ...values, tax_id: values.tax_id.toUpperCase() };
+    const body = { ...values, tax_id: values.tax_id.toUpperCase(), ...(orderId ? { order_id: orderId } : {}) };
     const parsed = InvoiceInput.safeParse(body);
     if (!parsed.success) return setErrors(zodFields(parsed.error, messages));
     setErrors({});
@@ -31,6 +32,7 @@ export default function InvoiceForm({ messages, available, email }: { messages: 
 
   return (
     <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+      {orderNo && <p className="muted">{translate(messages, 'user.invoice.forOrder', { no: orderNo })}</p>}
       {field('amount', t('user.invoice.amount'))}
       {field('title', t('user.invoice.title'))}
       {field('tax_id', t('user.invoice.taxId'))}

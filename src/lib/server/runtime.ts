@@ -4,6 +4,7 @@ import { createMemoryBus, createRedisBus, type Bus } from './bus';
 import { openDatabase, type Database, type Db } from './db/client';
 import { seedDefaults } from './db/seed';
 import { seedGuide } from './md/transfer';
+import { seedMarket } from './market/seed';
 import type { ServerConfig } from './env';
 import { createLogger, type Logger } from './log';
 import { PageCache } from './page-cache';
@@ -59,6 +60,8 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
       for (const line of await seedDefaults(database.db)) log.info(`first start: ${line}`);
       const guide = await seedGuide(database.db, config.root);
       if (guide) log.info(`first start: ${guide}`);
+      const market = await seedMarket(database.db);
+      if (market) log.info(`first start: ${market}`);
     };
     if (opts.migrate !== false) await database.migrate(config.root, seed);
     else await seed();

@@ -36,6 +36,8 @@ export default {
   'account.passwordReset': 'Your password was reset; log in with the new one',
   'account.bindChanged': 'The binding was updated',
   'account.invoiceTooMuch': 'The amount exceeds what can be invoiced: at most {amount}',
+  'account.invoiceOrder': 'Invoices can be requested only for your own module orders paid from the balance',
+  'account.invoiceOrderTaken': 'An invoice was already requested for this order',
   'account.invoiceRequested': 'Invoice requested',
   'account.captchaFailed': 'The captcha was not passed; please verify again',
 } as const satisfies Messages<typeof zh>;

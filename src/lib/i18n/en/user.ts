@@ -89,6 +89,7 @@ export default {
   'user.admin.outbox': 'No mail (SMTP_HOST) or SMS (SMS_HTTP_URL) service is configured: codes are not sent but written to the server folder data/outbox.',
   'user.invoice.available': 'Invoiceable amount: {amount}',
   'user.invoice.amount': 'Amount',
+  'user.invoice.forOrder': 'Invoice for order {no}',
   'user.invoice.title': 'Invoice title',
   'user.invoice.taxId': 'Tax id',
   'user.invoice.email': 'Send to e-mail',

@@ -34,6 +34,8 @@ export default {
   'account.passwordReset': '密码已重置，请用新密码登录',
   'account.bindChanged': '绑定已更新',
   'account.invoiceTooMuch': '可开票金额不足：最多 {amount}',
+  'account.invoiceOrder': '只能为您自己用余额支付的模块订单申请发票',
+  'account.invoiceOrderTaken': '该订单已经申请过发票',
   'account.invoiceRequested': '发票申请已提交',
   'account.captchaFailed': '人机验证未通过，请重新验证',
 } as const;

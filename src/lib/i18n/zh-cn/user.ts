@@ -86,6 +86,7 @@ export default {
   'user.admin.outbox': '未配置邮件（SMTP_HOST）或短信（SMS_HTTP_URL）服务：验证码不会真正发出，而是写入服务器的 data/outbox 目录。',
   'user.invoice.available': '可开票金额：{amount}',
   'user.invoice.amount': '金额',
+  'user.invoice.forOrder': '为订单 {no} 申请发票',
   'user.invoice.title': '发票抬头',
   'user.invoice.taxId': '税号',
   'user.invoice.email': '接收邮箱',

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../db/client';
-import { invoice, user, userMoneyLog } from '../db/schema';
+import { invoice, moduleOrder, user, userMoneyLog } from '../db/schema';
 import { AppError } from '../http';
 import type { InvoiceInput } from '../../shared/validation/account';
 import { formatMoney } from './users';
@@ -30,13 +30,26 @@ export async function requestInvoice(db: Db, userId: number, input: z.output<typ
   if (cents <= 0) throw new AppError('api.invalidInput', { fieldKeys: { amount: 'validation.amount' } });
   return db.transaction(async (tx) => {
     await tx.select({ id: user.id }).from(user).where(eq(user.id, userId)).for('update');
+    const orderId = input.order_id ?? 0;
+    if (orderId) {
+      // An invoice for one order: the member's own order, paid from the balance, invoiced once.
+      const [order] = await tx.select({ amount: moduleOrder.amount }).from(moduleOrder)
+        .where(and(eq(moduleOrder.id, orderId), eq(moduleOrder.userId, userId), eq(moduleOrder.status, 'paid'), eq(moduleOrder.payType, 'balance'))).limit(1);
+      if (!order) throw new AppError('account.invoiceOrder');
+      const [taken] = await tx.select({ id: invoice.id }).from(invoice)
+        .where(and(eq(invoice.orderId, orderId), inArray(invoice.status, ['pending', 'issued']))).limit(1);
+      if (taken) throw new AppError('account.invoiceOrderTaken');
+      if (cents > order.amount) {
+        throw new AppError('account.invoiceTooMuch', { values: { amount: formatMoney(order.amount) }, fieldKeys: { amount: 'account.invoiceTooMuch' } });
+      }
+    }
     const available = await invoiceable(tx, userId);
     if (cents > available) {
       throw new AppError('account.invoiceTooMuch', { values: { amount: formatMoney(available) }, fieldKeys: { amount: 'account.invoiceTooMuch' } });
     }
     const t = Math.floor(Date.now() / 1000);
     const [row] = await tx.insert(invoice).values({
-      userId, amount: cents, title: input.title, taxId: input.tax_id ?? '', email: input.email, createTime: t, updateTime: t,
+      userId, amount: cents, title: input.title, taxId: input.tax_id ?? '', email: input.email, orderId, createTime: t, updateTime: t,
     }).returning({ id: invoice.id });
     return row!.id;
   });
@@ -49,7 +62,7 @@ export async function invoicePage(db: Db, userId: number, page: number, limit: n
   ]);
   return {
     total,
-    list: rows.map((r) => ({ id: r.id, amount: formatMoney(r.amount), title: r.title, tax_id: r.taxId, email: r.email, status: r.status, remark: r.remark, create_time: r.createTime })),
+    list: rows.map((r) => ({ id: r.id, amount: formatMoney(r.amount), title: r.title, tax_id: r.taxId, email: r.email, status: r.status, remark: r.remark, order_id: r.orderId, create_time: r.createTime })),
   };
 }
 

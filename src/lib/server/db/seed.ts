@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { config, userGroup, userRule } from './schema';
 import { seedCategories } from '../ask/categories';
@@ -115,22 +115,35 @@ export async function seedDefaults(db: Db): Promise<string[]> {
     await db.insert(config).values(missing.map((c, i) => ({ ...c, weigh: 100 - i, updateTime: now() }))).onConflictDoNothing();
     done.push(`config: added ${missing.map((c) => c.name).join(', ')}`);
   }
-  const [{ count: ruleCount } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(userRule);
-  if (ruleCount === 0) {
-    let total = 0;
-    const insertTree = async (nodes: RuleSeed[], pid: number): Promise<void> => {
-      for (const [i, node] of nodes.entries()) {
+  // The rule tree: a new site gets all of it; an existing one gets the rules a newer version added
+  // (matched by name), without touching the operator's changes to the others.
+  const existingRules = new Map((await db.select({ id: userRule.id, name: userRule.name, type: userRule.type }).from(userRule)).map((r) => [`${r.type}:${r.name}`, r.id]));
+  const fresh = existingRules.size === 0;
+  const addedRules: { id: number; name: string }[] = [];
+  const insertTree = async (nodes: RuleSeed[], pid: number): Promise<void> => {
+    for (const [i, node] of nodes.entries()) {
+      let id = existingRules.get(`${node.type}:${node.name}`);
+      if (id === undefined) {
         const [row] = await db.insert(userRule).values({
           pid, type: node.type, name: node.name, title: node.title, path: node.path ?? node.name,
           icon: node.icon ?? '', menuType: node.menuType ?? 'tab', weigh: 100 - i, status: 1, extend: node.extend ?? 'none',
           createTime: now(), updateTime: now(),
         }).returning({ id: userRule.id });
-        total++;
-        if (node.children && row) await insertTree(node.children, row.id);
+        id = row!.id;
+        addedRules.push({ id, name: node.name });
       }
-    };
-    await insertTree(DEFAULT_RULES, 0);
-    done.push(`user_rule: added the member-center menu (${total} rules)`);
+      if (node.children) await insertTree(node.children, id);
+    }
+  };
+  await insertTree(DEFAULT_RULES, 0);
+  if (addedRules.length) done.push(fresh ? `user_rule: added the member-center menu (${addedRules.length} rules)` : `user_rule: added ${addedRules.map((r) => r.name).join(', ')}`);
+  if (!fresh) {
+    // Members get the new rules meant for them; moderator rules stay with the groups an operator chose.
+    const forMembers = addedRules.filter((r) => !MODERATOR_RULES.includes(r.name)).map((r) => r.id);
+    const [members] = await db.select({ rules: userGroup.rules }).from(userGroup).where(eq(userGroup.id, MEMBER_GROUP));
+    if (forMembers.length && members && members.rules !== '*') {
+      await db.update(userGroup).set({ rules: [members.rules, ...forMembers].filter(Boolean).join(','), updateTime: now() }).where(eq(userGroup.id, MEMBER_GROUP));
+    }
   }
   const [{ count: groupCount } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(userGroup);
   if (groupCount === 0) {

@@ -92,4 +92,6 @@ export const InvoiceInput = z.object({
   title: z.string({ error: 'validation.required' }).trim().min(2, { error: 'validation.invoiceTitle' }).max(120, { error: 'validation.invoiceTitle' }),
   tax_id: z.string().trim().max(30).regex(/^[0-9A-Z]{0,30}$/, { error: 'validation.taxId' }).optional(),
   email,
+  /** A module order paid from the balance, when the request is for that order. */
+  order_id: z.coerce.number().int().min(0).optional(),
 }).strict();

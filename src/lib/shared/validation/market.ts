@@ -1,0 +1,37 @@
+// Market input (buying, downloads, reviews, installs), shared by the API and the page scripts.
+// Messages are keys of the `market` and `validation` groups.
+import { z } from 'zod';
+import { MODULE_UID, SEMVER } from '../market';
+
+export const MAX_REVIEW = 2_000;
+export const MAX_REVIEW_REPLY = 1_000;
+
+const uid = z.string({ error: 'validation.required' }).trim().regex(MODULE_UID, { error: 'market.notFound' });
+
+export const BuyInput = z.object({
+  uid,
+  pay_type: z.enum(['balance', 'score'], { error: 'market.payType' }),
+  nonce: z.string({ error: 'validation.required' }).trim().regex(/^[A-Za-z0-9_-]{8,40}$/, { error: 'validation.required' }),
+}).strict();
+
+export const DownloadInput = z.object({
+  uid,
+  version: z.string().trim().regex(SEMVER, { error: 'market.noPackage' }).optional().or(z.literal('').transform(() => undefined)),
+});
+
+export const ReviewInput = z.object({
+  uid,
+  rating: z.coerce.number({ error: 'market.rating' }).int({ error: 'market.rating' }).min(1, { error: 'market.rating' }).max(5, { error: 'market.rating' }),
+  content: z.string().trim().max(MAX_REVIEW, { error: 'market.reviewLength' }).default(''),
+}).strict();
+
+export const ReviewReplyInput = z.object({
+  review_id: z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }),
+  content: z.string({ error: 'market.replyLength' }).trim().min(1, { error: 'market.replyLength' }).max(MAX_REVIEW_REPLY, { error: 'market.replyLength' }),
+}).strict();
+
+export const ReviewsInput = z.object({ uid, page: z.coerce.number().int().min(1).max(10_000).default(1) });
+
+export const UidInput = z.object({ uid }).strict();
+
+export const PageInput = z.object({ page: z.coerce.number().int().min(1).max(10_000).default(1) });

@@ -1,0 +1,37 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { api, AppError, rateLimitReply, readInput } from '../../../lib/server/http';
+import { hasRule, requireUser } from '../../../lib/server/auth/guard';
+import { authoriseDownload, recordDownload } from '../../../lib/server/market/downloads';
+import { packageFile } from '../../../lib/server/market/packages';
+import { REVIEW_RULE } from '../../../lib/server/market/review';
+import { DownloadInput } from '../../../lib/shared/validation/market';
+
+/**
+ * A module's package as an attachment, authorised per request (free module, paid order within its
+ * update period, the developer, a reviewer). Packages live outside /storage: no URL bypasses this.
+ */
+export const GET = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const input = await readInput(ctx, DownloadInput);
+  const limited = await rateLimitReply(ctx, `market:download:${member.id}`, 30, 60);
+  if (limited) return limited;
+  const { runtime, locale } = ctx.locals;
+  const reviewer = await hasRule(runtime, member.groupId, locale, REVIEW_RULE);
+  const grant = await authoriseDownload(runtime.db, { userId: member.id, uid: input.uid, version: input.version, reviewer });
+  const file = packageFile(runtime, grant.packagePath);
+  const info = file ? await stat(file).catch(() => null) : null;
+  if (!file || !info?.isFile()) throw new AppError('market.packageMissing');
+  await recordDownload(runtime.db, member.id, grant);
+  await runtime.pageCache.invalidate(['modules']);
+  return new Response(Readable.toWeb(createReadStream(file)) as ReadableStream, {
+    headers: {
+      'content-type': 'application/zip',
+      'content-length': String(info.size),
+      'content-disposition': `attachment; filename="${grant.fileName}"`,
+      'cache-control': 'private, no-store',
+      'x-content-type-options': 'nosniff',
+    },
+  });
+});

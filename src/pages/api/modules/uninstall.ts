@@ -1,0 +1,16 @@
+import { api, AppError, ok, readInput } from '../../../lib/server/http';
+import { requireRule } from '../../../lib/server/auth/guard';
+import { uninstallModule } from '../../../lib/server/modules/installs';
+import { INSTALL_RULE } from '../../../lib/server/market/review';
+import { UidInput } from '../../../lib/shared/validation/market';
+import { translateAny } from '../../../lib/i18n';
+
+/** Uninstalls a site module; what needs it shows 'Please install editor' again at once. */
+export const POST = api(async (ctx) => {
+  await requireRule(ctx, INSTALL_RULE);
+  const { uid } = await readInput(ctx, UidInput);
+  const { runtime, apiLocale } = ctx.locals;
+  if (!(await uninstallModule(runtime.db, uid))) throw new AppError('market.notInstalled', { values: { uid } });
+  await runtime.pageCache.invalidate(['modules', 'ask', 'md']);
+  return ok({ installed: false, version: null }, translateAny(apiLocale, 'market.uninstalled', { uid }));
+});
