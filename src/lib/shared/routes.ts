@@ -24,7 +24,7 @@ export const USER_CHILDREN = [
   'account/notice', 'account/overview', 'account/profile', 'account/signIn',
   'ask/collect', 'ask/comment', 'ask/post', 'ask/reports',
   'developer/earnings', 'developer/modules', 'developer/orders', 'developer/verif',
-  'messageCenter',
+  'market/review', 'messageCenter',
 ] as const;
 
 export const ROUTES: readonly RouteDef[] = [

@@ -1,0 +1,22 @@
+import { api, ok, rateLimitReply, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { applyDeveloper, developerOf, maskedApplication } from '../../../lib/server/market/developers';
+import { DeveloperApplyInput } from '../../../lib/shared/validation/developer';
+import { translateAny } from '../../../lib/i18n';
+
+/** The member's developer application with its status and reason (ID number and mobile masked), or null. */
+export const GET = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const row = await developerOf(ctx.locals.runtime.db, member.id);
+  return ok(row ? maskedApplication(row) : null);
+});
+
+/** Applies to become a developer, or corrects a pending or rejected application (back to pending). */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const input = await readInput(ctx, DeveloperApplyInput);
+  const limited = await rateLimitReply(ctx, `developer:apply:${member.id}`, 5, 3600);
+  if (limited) return limited;
+  const row = await applyDeveloper(ctx.locals.runtime.db, member.id, input);
+  return ok(maskedApplication(row), translateAny(ctx.locals.apiLocale, 'developer.apply.sent'));
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireRule } from '../../../lib/server/auth/guard';
+import { decideDeveloper, developerList } from '../../../lib/server/market/developers';
+import { REVIEW_RULE, decideModule, decideVersion, pendingModules } from '../../../lib/server/market/review';
+import { ReviewDecisionInput } from '../../../lib/shared/validation/developer';
+import { translateAny } from '../../../lib/i18n';
+
+const ListInput = z.object({ page: z.coerce.number().int().min(1).max(10_000).default(1) });
+
+/** What waits for a reviewer: developer applications (in full), modules submitted and new versions. */
+export const GET = api(async (ctx) => {
+  await requireRule(ctx, REVIEW_RULE);
+  const { page } = await readInput(ctx, ListInput);
+  const { db } = ctx.locals.runtime;
+  const [developers, pending] = await Promise.all([developerList(db, { status: 'pending', page }), pendingModules(db)]);
+  return ok({ developers, ...pending });
+});
+
+/** Approves or rejects (with a reason) a developer application, a module submission or a version. */
+export const POST = api(async (ctx) => {
+  const member = await requireRule(ctx, REVIEW_RULE);
+  const input = await readInput(ctx, ReviewDecisionInput);
+  const { runtime, apiLocale } = ctx.locals;
+  const decision = { approve: input.approve, reason: input.reason, reviewerId: member.id };
+  if (input.type === 'developer') {
+    await decideDeveloper(runtime.db, { ...decision, userId: input.id });
+  } else {
+    if (input.type === 'module') await decideModule(runtime.db, { ...decision, moduleId: input.id });
+    else await decideVersion(runtime.db, { ...decision, versionId: input.id });
+    await runtime.pageCache.invalidate(['modules']);
+  }
+  return ok(null, translateAny(apiLocale, input.approve ? 'developer.review.approved' : 'developer.review.rejected'));
+});
