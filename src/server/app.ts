@@ -9,7 +9,7 @@ import { normalizeApiPath, toAppPath } from '../lib/shared/hosts';
 import { translator } from '../lib/i18n';
 import { apiLocale } from '../lib/server/http';
 import { loadStaticFiles, type StaticFile } from './static';
-import { handleUpload, resolveUploadUser, serveStorage } from './upload';
+import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } from './upload';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
 
@@ -124,6 +124,10 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       if (pathname === '/api/ajax/upload' && req.method === 'POST') {
         const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
         return await handleUpload(req, res, runtime, { locale, requestId: basics.requestId, ...(await resolveUploadUser(req, runtime)) });
+      }
+      if (pathname === '/api/developer/package' && req.method === 'POST') {
+        const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
+        return await handlePackageUpload(req, res, runtime, { locale, requestId: basics.requestId, ...(await resolveUploadUser(req, runtime)) });
       }
       if (isRead && serveStorage(req, res, runtime)) return;
       if (isRead) {

@@ -12,6 +12,7 @@ import { createUser, findByAccount, formatMoney } from '../lib/server/account/us
 import { adjustMoney, adjustScore } from '../lib/server/account/ledger';
 import { addNotice } from '../lib/server/account/notices';
 import { decideInvoice, pendingInvoices } from '../lib/server/account/invoices';
+import { decideWithdrawal, pendingWithdrawals } from '../lib/server/market/studio';
 import { SITE_MODULES, installModule, installedModules, uninstallModule } from '../lib/server/modules/installs';
 import { exportBook, importBook } from '../lib/server/md/transfer';
 import { addEditor, findBook, listBooks, removeEditor, upsertBook } from '../lib/server/md/books';
@@ -20,9 +21,28 @@ import { endOtherSessions } from '../lib/server/auth/sessions';
 import { AppError, fieldErrors } from '../lib/server/http';
 import { translateAny } from '../lib/i18n';
 import { email as emailSchema, password as passwordSchema, username as usernameSchema } from '../lib/shared/validation/account';
+import { decideDeveloper, developerList, type DeveloperStatus } from '../lib/server/market/developers';
+import { decideModule, decideVersion, moduleIdByUid, versionIdOf } from '../lib/server/market/review';
 
 function notFound(account: string | undefined): number {
   process.stderr.write(`No member "${account ?? ''}" (give a username, e-mail or mobile).\n`);
+  return 1;
+}
+
+/** `approve` or `reject` plus the reason words of a review command; null (usage printed) when wrong. */
+function reviewDecision(command: string, word: string | undefined, reasonWords: string[]): { approve: boolean; reason: string } | null {
+  const reason = reasonWords.join(' ').trim();
+  if ((word !== 'approve' && word !== 'reject') || (word === 'reject' && !reason)) {
+    process.stderr.write(`${command} needs approve, or reject with a reason. See: npm run atrium -- help\n`);
+    return null;
+  }
+  return { approve: word === 'approve', reason };
+}
+
+/** A service's refusal in English on stderr (exit code 1). */
+function refused(err: unknown): number {
+  if (!(err instanceof AppError)) throw err;
+  process.stderr.write(`${translateAny('en', err.key)}\n`);
   return 1;
 }
 
@@ -41,6 +61,8 @@ const USAGE = `Usage: npm run atrium -- <command>
   notice:add <title> <text>                     publish a site notice in the member center
   invoice:list                                  pending invoice requests
   invoice:issue <id> [remark] | invoice:reject <id> <reason>
+  withdraw:list                                 pending developer withdrawal requests
+  withdraw:pay <id> [remark] | withdraw:reject <id> <reason>   after paying outside Atrium, or refusing (the developer is told)
 
   md:import <folder> --book <name> [--title <title>]  import a folder of markdown files (front matter title/order; sub-folders = tree)
   md:export <book> <folder>                     write a book back to a folder (the same layout md:import reads)
@@ -51,6 +73,11 @@ const USAGE = `Usage: npm run atrium -- <command>
 
   module:list                                   site modules this codebase ships, and which are installed
   module:install <uid> | module:uninstall <uid> e.g. module:install editor (the forum and docs editors need it)
+
+  developer:list [pending|approved|rejected]    developer applications (default pending), ID numbers in full
+  developer:review <account> approve|reject [reason]   decide an application (rejecting needs a reason; the member is told)
+  module:review <uid> approve|reject [reason]   decide a module submitted for review (approving publishes its versions)
+  version:review <uid> <version> approve|reject [reason]   decide a new version of a published module
 `;
 
 async function run(args: string[]): Promise<number> {
@@ -171,6 +198,24 @@ async function run(args: string[]): Promise<number> {
         if (!rows.length) process.stdout.write('No pending invoice requests.\n');
         return 0;
       }
+      case 'withdraw:list': {
+        const rows = await pendingWithdrawals(runtime.db);
+        for (const r of rows) process.stdout.write(`${r.id}\t${r.username || `member ${r.developerId}`}\t${formatMoney(r.amount)}\t${r.account}\n`);
+        if (!rows.length) process.stdout.write('No pending withdrawal requests.\n');
+        return 0;
+      }
+      case 'withdraw:pay':
+      case 'withdraw:reject': {
+        const id = Number(rest[0]);
+        const remark = rest.slice(1).join(' ').trim();
+        if (!Number.isInteger(id) || id <= 0 || (command === 'withdraw:reject' && !remark)) {
+          process.stderr.write(`${command} needs a withdrawal id${command === 'withdraw:reject' ? ' and a reason' : ''}.\n`);
+          return 2;
+        }
+        const done = await decideWithdrawal(runtime.db, id, command === 'withdraw:pay' ? 'paid' : 'rejected', remark);
+        process.stdout.write(done ? `Withdrawal ${id} (${formatMoney(done.amount)}) ${command === 'withdraw:pay' ? 'paid' : 'rejected'}.\n` : `No pending withdrawal ${id}.\n`);
+        return done ? 0 : 1;
+      }
       case 'invoice:issue':
       case 'invoice:reject': {
         const id = Number(rest[0]);
@@ -279,6 +324,54 @@ async function run(args: string[]): Promise<number> {
         const changed = command === 'module:install' ? await installModule(runtime.db, uid) : await uninstallModule(runtime.db, uid);
         await runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
         process.stdout.write(command === 'module:install' ? `Installed ${uid} ${SITE_MODULES[uid].version}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
+        return 0;
+      }
+      case 'developer:list': {
+        const status = (rest[0] ?? 'pending') as DeveloperStatus;
+        if (!['pending', 'approved', 'rejected'].includes(status)) {
+          process.stderr.write('Usage: developer:list [pending|approved|rejected]\n');
+          return 2;
+        }
+        const { total, list } = await developerList(runtime.db, { status, page: 1 }, 500);
+        for (const d of list) {
+          process.stdout.write(`${d.userId}\t${d.username}\t${d.realName}\t${d.idNumber}\t${d.mobile}\t${d.email}\t${d.provinceName} ${d.cityName}\t${new Date(d.updateTime * 1000).toISOString().slice(0, 16)}${d.reason ? `\t${d.reason}` : ''}\n`);
+        }
+        process.stdout.write(total ? (total > list.length ? `${list.length} of ${total} shown.\n` : '') : `No ${status} developer applications.\n`);
+        return 0;
+      }
+      case 'developer:review': {
+        const [account, word, ...reasonWords] = rest;
+        const decision = reviewDecision(command, word, reasonWords);
+        if (!decision) return 2;
+        const row = await findByAccount(runtime.db, account ?? '');
+        if (!row) return notFound(account);
+        try {
+          await decideDeveloper(runtime.db, { userId: row.id, ...decision, reviewerId: 0 });
+        } catch (err) {
+          return refused(err);
+        }
+        process.stdout.write(`${row.username}: developer application ${decision.approve ? 'approved' : 'rejected'}.\n`);
+        return 0;
+      }
+      case 'module:review':
+      case 'version:review': {
+        const [uid, ...more] = rest;
+        const version = command === 'version:review' ? more.shift() : undefined;
+        const decision = reviewDecision(command, more[0], more.slice(1));
+        if (!decision || !uid || (command === 'version:review' && !version)) return 2;
+        const id = version ? await versionIdOf(runtime.db, uid, version) : await moduleIdByUid(runtime.db, uid);
+        if (!id) {
+          process.stderr.write(`No module "${uid}"${version ? ` with version ${version}` : ''}.\n`);
+          return 1;
+        }
+        try {
+          if (version) await decideVersion(runtime.db, { versionId: id, ...decision, reviewerId: 0 });
+          else await decideModule(runtime.db, { moduleId: id, ...decision, reviewerId: 0 });
+        } catch (err) {
+          return refused(err);
+        }
+        await runtime.pageCache.invalidate(['modules']);
+        process.stdout.write(`${uid}${version ? ` ${version}` : ''} ${decision.approve ? 'approved and published' : 'rejected'}.\n`);
         return 0;
       }
       default:

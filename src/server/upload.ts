@@ -13,10 +13,14 @@ import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
 import { resolveAccessToken } from '../lib/server/auth/sessions';
 import { fromOwnSite, readCookie, SESSION_COOKIE } from '../lib/server/request-context';
-import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime, type UploadCheckKey } from '../lib/server/upload/check';
+import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime } from '../lib/server/upload/check';
 import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
+import { isApprovedDeveloper } from '../lib/server/market/developers';
+import { packageFile, packageRoot } from '../lib/server/market/packages';
+import { checkZip } from '../lib/server/market/zip';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
+import { formatDate } from '../lib/shared/date';
 
 export interface UploadContext {
   locale: Locale;
@@ -31,6 +35,9 @@ export interface UploadContext {
 const FORM_OVERHEAD = 1024 * 1024;
 const MAX_PART_HEADER = 16 * 1024;
 const UPLOADS_PER_MINUTE = 30;
+const PACKAGES_PER_MINUTE = 10;
+/** Used when `market_package_max_size` cannot be read. */
+const DEFAULT_PACKAGE_SIZE = 20 * 1024 * 1024;
 const DRIVERS = new Set(['local']);
 const ALPHA_DASH = /^[A-Za-z0-9_-]+$/;
 /**
@@ -295,8 +302,9 @@ function sendEarly(req: IncomingMessage, res: ServerResponse, status: number, co
   if (!req.complete) req.resume();
 }
 
+/** The upload breaks a rule: `key` is the message to answer with. */
 class Rejection extends Error {
-  constructor(readonly key: UploadCheckKey) { super(key); }
+  constructor(readonly key: string) { super(key); }
 }
 
 /** The client closed the connection before the body ended: nobody to answer. */
@@ -429,12 +437,21 @@ interface Received {
   sha1: string;
 }
 
+/** What one kind of upload accepts, checked while the body streams in. */
+interface ReceiveRules {
+  maxSize: number;
+  /** The message key refusing a file by its name and declared type, or null to take it. */
+  refuse(filename: string, contentType: string): string | null;
+  /** The message key for a file over `maxSize`. */
+  tooLarge: string;
+}
+
 /**
  * Streams the `file` part of the body to `tmpPath`, hashing as it goes, stopping as soon as the
  * type or size rule fails (a `Rejection`, also for a body without a complete file part). On any
  * failure the temporary file is gone before the promise rejects.
  */
-function receive(req: IncomingMessage, boundary: string, tmpPath: string, settings: Settings): Promise<Received> {
+function receive(req: IncomingMessage, boundary: string, tmpPath: string, rules: ReceiveRules): Promise<Received> {
   return new Promise((resolvePromise, rejectPromise) => {
     const hash = createHash('sha1');
     let out: ReturnType<typeof createWriteStream> | null = null;
@@ -444,7 +461,7 @@ function receive(req: IncomingMessage, boundary: string, tmpPath: string, settin
     let fileDone = false;
     let total = 0;
     let settled = false;
-    const totalLimit = settings.maxSize + FORM_OVERHEAD;
+    const totalLimit = rules.maxSize + FORM_OVERHEAD;
 
     const cleanup = (): void => {
       req.off('data', onData);
@@ -466,7 +483,8 @@ function receive(req: IncomingMessage, boundary: string, tmpPath: string, settin
       onPart(part) {
         if (file || part.name !== 'file' || part.filename === null) return;
         if (!part.filename) return; // An empty file input: the part is there, the file is not.
-        if (!isTypeAllowed(part.filename, part.contentType, settings)) throw new Rejection('upload.typeNotAllowed');
+        const refusal = rules.refuse(part.filename, part.contentType);
+        if (refusal) throw new Rejection(refusal);
         file = { name: part.filename, mimetype: part.contentType };
         inFile = true;
         out = createWriteStream(tmpPath, { flags: 'wx', mode: 0o644 });
@@ -475,7 +493,7 @@ function receive(req: IncomingMessage, boundary: string, tmpPath: string, settin
       onData(chunk) {
         if (!inFile) return;
         size += chunk.length;
-        if (size > settings.maxSize) throw new Rejection('upload.tooLarge');
+        if (size > rules.maxSize) throw new Rejection(rules.tooLarge);
         hash.update(chunk);
         out!.write(chunk);
       },
@@ -489,7 +507,7 @@ function receive(req: IncomingMessage, boundary: string, tmpPath: string, settin
       total += chunk.length;
       if (collectYoung && Math.floor(total / COLLECT_EVERY) !== Math.floor((total - chunk.length) / COLLECT_EVERY)) collectYoung({ type: 'minor' });
       try {
-        if (total > totalLimit) throw new Rejection('upload.tooLarge');
+        if (total > totalLimit) throw new Rejection(rules.tooLarge);
         parser.feed(chunk);
       } catch (err) {
         fail(err);
@@ -527,24 +545,59 @@ function receive(req: IncomingMessage, boundary: string, tmpPath: string, settin
   });
 }
 
+type Translate = (key: string, values?: Record<string, string | number>) => string;
+
+/**
+ * What every upload passes before its body is read: a member, a request from our own pages when
+ * the session came from the cookie, and the per-minute limit. False when it already replied.
+ */
+async function admitted(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext, t: Translate, kind: string, perMinute: number): Promise<boolean> {
+  if (!ctx.user) {
+    if (ctx.tokenExpired) sendEarly(req, res, 200, Code.tokenExpired, t('api.tokenExpired'), []);
+    else sendEarly(req, res, 200, Code.login, t('api.needLogin'), { type: 'need login' });
+    return false;
+  }
+  if (ctx.viaCookie && !fromOwnSite(req.headers.origin ?? req.headers.referer, req.headers.host, runtime.config.siteDomain)) {
+    sendEarly(req, res, 403, Code.error, t('api.forbiddenOrigin'), null);
+    return false;
+  }
+  const limit = await runtime.limiter.hit(`${kind}:${ctx.user.id}`, perMinute, 60);
+  if (!limit.allowed) {
+    sendEarly(req, res, 429, Code.error, t('api.rateLimited', { seconds: limit.retryAfter }), null, { 'retry-after': String(limit.retryAfter) });
+    return false;
+  }
+  return true;
+}
+
+/** A fresh temporary path in `<root>/.tmp`, on the same file system as the file's final place. */
+async function tempPathIn(root: string): Promise<string> {
+  const tmpDir = join(root, '.tmp');
+  await mkdir(tmpDir, { recursive: true });
+  return join(tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
+}
+
+/** `receive()` that answers the refusals itself: null when it replied (or nobody is left to reply to). */
+async function receiveOrReply(req: IncomingMessage, res: ServerResponse, boundary: string, tmpPath: string, rules: ReceiveRules, fail: (key: string) => void): Promise<Received | null> {
+  try {
+    return await receive(req, boundary, tmpPath, rules);
+  } catch (err) {
+    if (err instanceof Rejection) { fail(err.key); return null; }
+    if (err instanceof MultipartError) { fail('upload.incomplete'); return null; }
+    if (err instanceof ClientGone) { res.destroy(); return null; }
+    throw err;
+  }
+}
+
 /**
  * `POST /api/ajax/upload?driver=local&topic=…` with a multipart body whose `file` part is the
  * upload. Replies with the `{code, msg, data, time}` envelope; never buffers the file in memory.
  */
 export async function handleUpload(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext): Promise<void> {
-  const t = (key: string, values?: Record<string, string | number>): string => translateAny(ctx.locale, key, values);
+  const t: Translate = (key, values) => translateAny(ctx.locale, key, values);
   const fail = (key: string, values?: Record<string, string | number>): void => sendEarly(req, res, 200, Code.error, t(key, values), null);
   let tmpPath: string | null = null;
   try {
-    if (!ctx.user) {
-      if (ctx.tokenExpired) return sendEarly(req, res, 200, Code.tokenExpired, t('api.tokenExpired'), []);
-      return sendEarly(req, res, 200, Code.login, t('api.needLogin'), { type: 'need login' });
-    }
-    if (ctx.viaCookie && !fromOwnSite(req.headers.origin ?? req.headers.referer, req.headers.host, runtime.config.siteDomain)) return sendEarly(req, res, 403, Code.error, t('api.forbiddenOrigin'), null);
-    const limit = await runtime.limiter.hit(`upload:${ctx.user.id}`, UPLOADS_PER_MINUTE, 60);
-    if (!limit.allowed) {
-      return sendEarly(req, res, 429, Code.error, t('api.rateLimited', { seconds: limit.retryAfter }), null, { 'retry-after': String(limit.retryAfter) });
-    }
+    if (!(await admitted(req, res, runtime, ctx, t, 'upload', UPLOADS_PER_MINUTE)) || !ctx.user) return;
 
     const settings = await readSettings(runtime);
     if (settings.paramsError) return sendEarly(req, res, 200, settings.paramsError.code, settings.paramsError.message, null);
@@ -559,21 +612,13 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > settings.maxSize + FORM_OVERHEAD) return fail('upload.tooLarge');
 
-    const root = storageRoot(runtime);
-    const tmpDir = join(root, '.tmp');
-    await mkdir(tmpDir, { recursive: true });
-    tmpPath = join(tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
-
-    let received: Received;
-    try {
-      received = await receive(req, boundary, tmpPath, settings);
-    } catch (err) {
-      tmpPath = null; // receive() removed it.
-      if (err instanceof Rejection) return fail(err.key);
-      if (err instanceof MultipartError) return fail('upload.incomplete');
-      if (err instanceof ClientGone) { res.destroy(); return; }
-      throw err;
-    }
+    tmpPath = await tempPathIn(storageRoot(runtime));
+    const received = await receiveOrReply(req, res, boundary, tmpPath, {
+      maxSize: settings.maxSize,
+      refuse: (name, type) => (isTypeAllowed(name, type, settings) ? null : 'upload.typeNotAllowed'),
+      tooLarge: 'upload.tooLarge',
+    }, fail);
+    if (!received) return;
     const problem = checkUpload({ name: received.name, size: received.size, mimetype: received.mimetype }, settings);
     if (problem) return fail(problem);
 
@@ -583,8 +628,10 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
 
     const now = Math.floor(Date.now() / 1000);
     const suffix = fileSuffix(received.name);
+    // The same content again from the same member is the same attachment. Another member's copy
+    // stays theirs: an attachment row says who uploaded it (the market checks module images by it).
     const [existing] = await runtime.db.select().from(attachment)
-      .where(and(eq(attachment.sha1, received.sha1), eq(attachment.topic, topic), eq(attachment.storage, driver)))
+      .where(and(eq(attachment.sha1, received.sha1), eq(attachment.topic, topic), eq(attachment.storage, driver), eq(attachment.userId, ctx.user.id)))
       .orderBy(asc(attachment.id)).limit(1);
     if (existing) {
       const existingFile = fileOfUrl(runtime, existing.url);
@@ -629,6 +676,88 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
     else sendEarly(req, res, 500, Code.error, t('api.internal', { requestId: ctx.requestId }), null);
   } finally {
     // Whatever happened, a received file that was not placed does not stay behind.
+    if (tmpPath) await unlink(tmpPath).catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Module packages: private, never under /storage
+
+function sizeLabel(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+/**
+ * `POST /api/developer/package`: an approved developer's module package, a `.zip` of at most
+ * `market_package_max_size`, streamed to `<DATA_DIR>/packages/<yyyymm>/<sha1>.zip` and recorded as
+ * a private attachment. Only `/api/modules/download` ever reads it back, after checking who asks.
+ */
+export async function handlePackageUpload(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext): Promise<void> {
+  const t: Translate = (key, values) => translateAny(ctx.locale, key, values);
+  let limitText = '';
+  const fail = (key: string): void => sendEarly(req, res, 200, Code.error, t(key, { limit: limitText }), null);
+  let tmpPath: string | null = null;
+  try {
+    if (!(await admitted(req, res, runtime, ctx, t, 'package', PACKAGES_PER_MINUTE)) || !ctx.user) return;
+    const userId = ctx.user.id;
+    if (!(await isApprovedDeveloper(runtime.db, userId))) return sendEarly(req, res, 200, Code.noPermission, t('devstudio.notDeveloper'), null);
+    const maxSize = parseSize(await runtime.site.get('market_package_max_size', '20mb')) || DEFAULT_PACKAGE_SIZE;
+    limitText = sizeLabel(maxSize);
+
+    const boundary = multipartBoundary(req.headers['content-type']);
+    if (!boundary) return fail('upload.incomplete');
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (Number.isFinite(declared) && declared > maxSize + FORM_OVERHEAD) return fail('devstudio.package.tooLarge');
+
+    const root = packageRoot(runtime);
+    tmpPath = await tempPathIn(root);
+    const received = await receiveOrReply(req, res, boundary, tmpPath, {
+      maxSize,
+      refuse: (name) => (/\.zip$/i.test(name.trim()) ? null : 'devstudio.package.notZipName'),
+      tooLarge: 'devstudio.package.tooLarge',
+    }, fail);
+    if (!received) return;
+
+    const fh = await open(received.tmpPath, 'r');
+    let verdict: Awaited<ReturnType<typeof checkZip>>;
+    try { verdict = await checkZip(fileReader(fh), received.size); } finally { await fh.close(); }
+    if (verdict !== 'ok') return fail(verdict === 'empty' ? 'devstudio.package.empty' : 'devstudio.package.notZip');
+
+    const now = Math.floor(Date.now() / 1000);
+    const relative = `${formatDate(new Date(now * 1000), 'yyyymm', await runtime.site.get('time_zone', 'UTC'))}/${received.sha1}.zip`;
+    const reply = (row: AttachmentRow): void => sendJson(res, 200, Code.ok, t('devstudio.package.uploaded'), { file: { id: row.id, name: row.name, size: row.size, sha1: row.sha1 } });
+    const [existing] = await runtime.db.select().from(attachment).where(and(
+      eq(attachment.sha1, received.sha1), eq(attachment.topic, 'package'), eq(attachment.storage, 'private'), eq(attachment.userId, userId),
+    )).orderBy(asc(attachment.id)).limit(1);
+    const existingFile = existing ? packageFile(runtime, existing.url) : null;
+    if (existing && existingFile && (await stat(existingFile).then((s) => s.isFile(), () => false))) {
+      const [bumped] = await runtime.db.update(attachment).set({ quote: sql`${attachment.quote} + 1`, lastUploadTime: now })
+        .where(eq(attachment.id, existing.id)).returning();
+      return reply(bumped ?? existing);
+    }
+    if (existing) await runtime.db.delete(attachment).where(eq(attachment.id, existing.id));
+
+    const target = packageFile(runtime, relative);
+    if (!target) throw new Error(`package: path outside the package root: ${relative}`);
+    await mkdir(dirname(target), { recursive: true });
+    // The name is the content's hash: a file already there is this very package (another developer's copy, say).
+    const placed = await placeExclusive(received.tmpPath, target);
+    let row: AttachmentRow | undefined;
+    try {
+      [row] = await runtime.db.insert(attachment).values({
+        topic: 'package', adminId: 0, userId, url: relative, width: 0, height: 0, name: storedName(received.name, 'zip'),
+        size: received.size, mimetype: 'application/zip', quote: 1, storage: 'private', sha1: received.sha1, createTime: now, lastUploadTime: now,
+      }).returning();
+    } catch (err) {
+      if (placed) await unlink(target).catch(() => undefined);
+      throw err;
+    }
+    reply(row!);
+  } catch (err) {
+    runtime.log.error('package upload failed', { requestId: ctx.requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
+    if (res.headersSent) res.destroy();
+    else sendEarly(req, res, 500, Code.error, t('api.internal', { requestId: ctx.requestId }), null);
+  } finally {
     if (tmpPath) await unlink(tmpPath).catch(() => undefined);
   }
 }

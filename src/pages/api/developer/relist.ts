@@ -1,0 +1,18 @@
+import { api, ok, rateLimitReply, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { relistModule, requireDeveloper } from '../../../lib/server/market/studio';
+import { ModuleIdInput } from '../../../lib/shared/validation/studio';
+import { translateAny } from '../../../lib/i18n';
+
+/** Puts one of the developer's delisted modules back on the market. */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const { runtime, apiLocale } = ctx.locals;
+  await requireDeveloper(runtime.db, member.id);
+  const { id } = await readInput(ctx, ModuleIdInput);
+  const limited = await rateLimitReply(ctx, `studio:status:${member.id}`, 30, 60);
+  if (limited) return limited;
+  await relistModule(runtime.db, member.id, id);
+  await runtime.pageCache.invalidate(['modules']);
+  return ok({ id, status: 'published' }, translateAny(apiLocale, 'devstudio.module.relisted'));
+});

@@ -1,0 +1,19 @@
+import { api, ok, rateLimitReply, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { requireDeveloper, saveModule } from '../../../lib/server/market/studio';
+import { ModuleInput } from '../../../lib/shared/validation/studio';
+import { translateAny } from '../../../lib/i18n';
+
+/** Creates a module (a draft), or saves an edit of one of the developer's own when `id` is given. */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const { runtime, apiLocale } = ctx.locals;
+  await requireDeveloper(runtime.db, member.id);
+  const input = await readInput(ctx, ModuleInput);
+  const limited = await rateLimitReply(ctx, `studio:save:${member.id}`, 30, 60);
+  if (limited) return limited;
+  const result = await saveModule(runtime.db, member.id, input);
+  // A listed module's page and the market lists show the new text at once.
+  if (result.status === 'published' || result.status === 'delisted') await runtime.pageCache.invalidate(['modules']);
+  return ok(result, translateAny(apiLocale, result.created ? 'devstudio.module.created' : 'devstudio.module.saved'));
+});

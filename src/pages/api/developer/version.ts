@@ -1,0 +1,20 @@
+import { api, ok, rateLimitReply, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { addVersion, requireDeveloper } from '../../../lib/server/market/studio';
+import { VersionInput } from '../../../lib/shared/validation/studio';
+import { translateAny } from '../../../lib/i18n';
+
+/**
+ * Adds a version to one of the developer's modules, for review: a semantic version above every
+ * earlier one, a changelog, and the package uploaded through `POST /api/developer/package`.
+ */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const { runtime, apiLocale } = ctx.locals;
+  await requireDeveloper(runtime.db, member.id);
+  const input = await readInput(ctx, VersionInput);
+  const limited = await rateLimitReply(ctx, `studio:version:${member.id}`, 10, 60);
+  if (limited) return limited;
+  const result = await addVersion(runtime.db, member.id, input);
+  return ok(result, translateAny(apiLocale, 'devstudio.version.added'));
+});
