@@ -63,7 +63,7 @@ function cleanEnv(extra) {
 }
 
 /** Runs a node script to its end (tracked, so Ctrl-C or an error stops it too); its stdout is shown. */
-async function run(args, env, what) {
+export async function run(args, env, what) {
   const child = track(process.execPath, args, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'inherit', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
@@ -72,7 +72,7 @@ async function run(args, env, what) {
   if (stderr.trim()) process.stderr.write(stderr);
 }
 
-const migrate = (env) => run([join(ROOT, 'dist', 'atrium.mjs'), '--migrate-only'], env, 'migration');
+export const migrate = (env) => run([join(ROOT, 'dist', 'atrium.mjs'), '--migrate-only'], env, 'migration');
 
 async function bundleGenerator() {
   const outfile = join(TMP, 'forum-data.mjs');
@@ -192,7 +192,7 @@ async function nodePaths(base, pathsFile, seconds) {
  * Also the Atrium process's CPU time per request: with PGlite that includes the queries, which run
  * on the server's one JavaScript thread; with PostgreSQL they run in the database's processes.
  */
-async function measure(server, pathsFile, ctx) {
+export async function measure(server, pathsFile, ctx) {
   const go = existsSync(WRK) ? wrkPaths : nodePaths;
   if (ctx.warmupSeconds > 0) await go(server.url, pathsFile, ctx.warmupSeconds);
   const before = cpuMs(server.child.pid);
@@ -219,7 +219,7 @@ async function recall(base, manifest) {
   return rows;
 }
 
-function writePaths(dir, name, paths) {
+export function writePaths(dir, name, paths) {
   const file = join(dir, `${name}.txt`);
   writeFileSync(file, `${paths.join('\n')}\n`);
   return file;
@@ -248,7 +248,7 @@ async function postBytes(base, id) {
   return { ...visit, islands, cache: html.headers['x-atrium-cache'] ?? 'none', missBytes: miss.body.length };
 }
 
-async function pgAdmin(url) {
+export async function pgAdmin(url) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   return client;

@@ -9,7 +9,12 @@
 //   6. docs     a ~1,500-word reader page ≤ 40 KB brotli on a first visit, no React/island script;
 //               cached reader page ≥ 40 % of nginx's req/s; Lighthouse ≥ 95 in all four categories;
 //               editor keystroke → preview p95 < 50 ms on a 2,000-line page (bench/docs.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs …] [-- --keep]
+//   7. market   on 10,000 modules, PGlite and PostgreSQL, page cache off: /modules (sorts, filters,
+//               page 37) p95 < 50 ms at 10 concurrent, search reported; 200 members buying one paid
+//               module at once plus 50 double-submits: 201 paid orders, one debit for the double-
+//               submitter, balances = sums of their logs, earnings = sales − commission; wall time
+//               printed (BENCH_MARKET_* in bench/market.mjs)
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -28,8 +33,9 @@ import { restart } from './restart.mjs';
 import { members } from './members.mjs';
 import { forum } from './forum.mjs';
 import { docs } from './docs.mjs';
+import { market } from './market.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs };
+const STEPS = { serve, bytes, restart, members, forum, docs, market };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

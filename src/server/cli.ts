@@ -323,7 +323,7 @@ async function run(args: string[]): Promise<number> {
         }
         const changed = command === 'module:install' ? await installModule(runtime.db, uid) : await uninstallModule(runtime.db, uid);
         await runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
-        process.stdout.write(command === 'module:install' ? `Installed ${uid} ${SITE_MODULES[uid].version}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
+        process.stdout.write(command === 'module:install' ? `Installed ${uid} ${String(changed)}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
         return 0;
       }
       case 'developer:list': {

@@ -110,6 +110,11 @@ describe('buying', () => {
     expect(scoreLog.map((l) => l.score)).toContain(-120);
     const noBalance = await call('buyer', '/api/modules/buy', { uid: 'points-only', pay_type: 'balance', nonce: nonce() });
     expect(noBalance.msg).toBe('You already own this module; no need to pay again');
+    // The developer's share of a points sale goes to their points, through their points log.
+    const [devScore] = await rt.db.select({ score: user.score }).from(user).where(eq(user.id, people.dev!.row.id));
+    expect(devScore!.score).toBe(120 - commissionOf(120, 15));
+    const devLog = await rt.db.select().from(userScoreLog).where(eq(userScoreLog.userId, people.dev!.row.id));
+    expect(devLog.map((l) => [l.score, l.after])).toEqual([[102, 102]]);
 
     expect((await call('poor', '/api/modules/buy', { uid: 'points-only', pay_type: 'balance', nonce: nonce() })).msg).toBe('This module cannot be bought with balance');
     const poor = await call('poor', '/api/modules/buy', { uid: 'paid-one', pay_type: 'balance', nonce: nonce() });
@@ -269,13 +274,15 @@ describe('purchase consistency under concurrency', () => {
     expect(results.filter((r) => r !== 'ok' && r !== 'market.owned')).toEqual([]);
     const orders = await db.select().from(moduleOrder).innerJoin(module, eq(module.id, moduleOrder.moduleId)).where(eq(module.uid, uid));
     expect(orders).toHaveLength(buyers);
-    for (const m of members) {
+    for (const m of [...members, devRow]) {
       const [u] = await db.select({ money: user.money, score: user.score }).from(user).where(eq(user.id, m.id));
       const [money] = await db.select({ s: sql<number>`coalesce(sum(${userMoneyLog.money}), 0)::int` }).from(userMoneyLog).where(eq(userMoneyLog.userId, m.id));
       const [score] = await db.select({ s: sql<number>`coalesce(sum(${userScoreLog.score}), 0)::int` }).from(userScoreLog).where(eq(userScoreLog.userId, m.id));
       expect(u!.money).toBe(money!.s);
       expect(u!.score).toBe(score!.s);
     }
+    const [dev] = await db.select({ score: user.score }).from(user).where(eq(user.id, devRow.id));
+    expect(dev!.score).toBe((buyers / 2) * (50 - commissionOf(50, 15)));
     const [d] = await db.select({ money: user.money }).from(user).where(eq(user.id, doubler.id));
     expect(d!.money).toBe(2_000 - 999);
     const earned = await db.select().from(developerEarning).where(eq(developerEarning.developerId, devRow.id));

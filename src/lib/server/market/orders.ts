@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { developerEarning, module, moduleDownload, moduleOrder, user } from '../db/schema';
 import { AppError } from '../http';
@@ -69,7 +69,12 @@ export async function buyModule(db: Db, input: BuyInput): Promise<{ order: Order
     if (isFree(m)) throw new AppError('market.freeNoPurchase');
     if (m.developerId === input.userId) throw new AppError('market.ownModule');
 
-    const [buyer] = await tx.select({ money: user.money, score: user.score }).from(user).where(eq(user.id, input.userId)).for('update');
+    // Points go on to the developer's own points in this transaction: both members are locked, in id
+    // order, so two developers buying each other's modules at once cannot deadlock.
+    const locked = await tx.select({ id: user.id, money: user.money, score: user.score }).from(user)
+      .where(input.payType === 'score' && m.developerId > 0 ? inArray(user.id, [input.userId, m.developerId]) : eq(user.id, input.userId))
+      .orderBy(user.id).for('update');
+    const buyer = locked.find((u) => u.id === input.userId);
     if (!buyer) throw new AppError('api.needLogin');
     const [existing] = await tx.select().from(moduleOrder)
       .where(and(eq(moduleOrder.userId, input.userId), eq(moduleOrder.moduleId, m.id), eq(moduleOrder.status, 'paid'))).limit(1);
@@ -101,6 +106,7 @@ export async function buyModule(db: Db, input: BuyInput): Promise<{ order: Order
         developerId: m.developerId, orderId: order!.id, kind: input.payType === 'balance' ? 'money' : 'score',
         gross: amount, commission, amount: amount - commission, createTime: t,
       });
+      if (input.payType === 'score' && amount > commission) await adjustScore(tx, m.developerId, amount - commission, `sale module:${m.uid} order:${orderNo}`);
     }
     await tx.update(module).set({ purchases: sql`${module.purchases} + 1` }).where(eq(module.id, m.id));
     await notify(tx, [{

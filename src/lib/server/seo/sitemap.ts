@@ -3,7 +3,7 @@
 // appears: every source lists only what an anonymous visitor can open.
 import { and, asc, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { askCategory, askPost, mdBook, mdPage } from '../db/schema';
+import { askCategory, askPost, mdBook, mdPage, module } from '../db/schema';
 import { translator, type Locale } from '../../i18n';
 import { areaOfPath, linkFor, type HostContext } from '../../shared/hosts';
 import { chunkUrls, MAX_SITEMAP_URLS, rssFeed, sitemapIndexXml, sitemapXml } from './feeds';
@@ -148,8 +148,15 @@ const mdPages = listSource('md-pages', ['site', 'md'], async (db) => {
   return rows.map((r) => ({ path: `/md/${r.book}/${r.page}`, lastmod: r.lastmod }));
 });
 
+/** Published modules of the market, newest first; lastmod is the module's last edit. */
+const marketModules = listSource('modules', ['modules'], async (db) => {
+  const rows = await db.select({ uid: module.uid, lastmod: module.updateTime }).from(module)
+    .where(eq(module.status, 'published')).orderBy(desc(module.publishTime), desc(module.id));
+  return rows.map((r) => ({ path: `/modules/${r.uid}`, lastmod: r.lastmod }));
+});
+
 /** Everything the sitemap lists, in order. */
-export const SITEMAP_SOURCES: readonly SitemapSource[] = [sitePages, askCategories, askPosts, mdPages];
+export const SITEMAP_SOURCES: readonly SitemapSource[] = [sitePages, askCategories, askPosts, mdPages, marketModules];
 
 /** Page-cache tags of the sitemap: those of all its sources. */
 export function sitemapTags(sources: readonly SitemapSource[] = SITEMAP_SOURCES): string[] {

@@ -73,11 +73,12 @@ export const module = pgTable('module', {
   check('module_status_chk', sql`${t.status} in ('draft','review','published','delisted')`),
   check('module_price_chk', sql`${t.price} >= 0 and ${t.scorePrice} >= 0`),
   index('module_developer_idx').on(t.developerId, t.id),
-  index('module_newest_idx').on(t.status, t.publishTime),
-  index('module_popular_idx').on(t.status, t.downloads),
-  index('module_rating_idx').on(t.status, t.rating),
-  index('module_price_idx').on(t.status, t.price),
-  index('module_category_idx').on(t.status, t.category, t.publishTime),
+  // Each list sort with its tie-breakers, so a page is read off the index in order (bench/market.mjs).
+  index('module_newest_idx').on(t.status, t.publishTime, t.id),
+  index('module_popular_idx').on(t.status, t.downloads, t.id),
+  index('module_rating_idx').on(t.status, t.rating, t.ratingCount, t.id),
+  index('module_price_idx').on(t.status, t.price, t.scorePrice, t.id),
+  index('module_category_idx').on(t.status, t.category, t.publishTime, t.id),
   index('module_tags_idx').using('gin', t.tags),
   index('module_search_idx').using('gin', t.searchVector),
 ]);
