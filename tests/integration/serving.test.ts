@@ -27,8 +27,8 @@ describe('page cache', () => {
     const en = await raw(server.url, '/modules', { headers: { cookie: 'ba-lang=en' } });
     const zh = await raw(server.url, '/modules', { headers: { cookie: 'ba-lang=zh-cn' } });
     expect(en.headers['x-atrium-cache']).toBe('hit');
-    expect(en.text).toContain('No modules yet');
-    expect(zh.text).toContain('还没有模块');
+    expect(en.text).toContain('<h1 class="page-title">Module market</h1>');
+    expect(zh.text).toContain('<h1 class="page-title">模块市场</h1>');
     await raw(server.url, '/modules', { headers: { cookie: 'ba-lang=en; ba-is-dark=true' } });
     const dark = await raw(server.url, '/modules', { headers: { cookie: 'ba-lang=en; ba-is-dark=true' } });
     expect(dark.text).toMatch(/<html[^>]*class="dark"/);

@@ -252,3 +252,12 @@ export async function versionsOf(db: Db, moduleId: number): Promise<VersionItem[
   const html = await Promise.all(rows.map((r) => (r.changelog.trim() ? renderBody(r.changelog).then((x) => x.html) : Promise.resolve(''))));
   return rows.map(({ changelog: _c, packagePath, ...r }, i) => ({ ...r, changelogHtml: html[i]!, hasPackage: packagePath !== '' }));
 }
+
+/**
+ * The page-cache tag of one module's detail page. Downloads and sales drop only this: list pages
+ * keep their counts until the next catalogue change, so traffic on one module never empties the
+ * whole market's cache.
+ */
+export function moduleTag(uid: string): string {
+  return `module:${uid}`;
+}

@@ -16,7 +16,7 @@ export interface ReviewItem {
   user: { id: number; name: string; avatar: string };
 }
 
-const REVIEWS_PER_PAGE = 10;
+export const REVIEWS_PER_PAGE = 10;
 
 /**
  * Only members who bought the module (or downloaded it, when it is free) may review it, and not

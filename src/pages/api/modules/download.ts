@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { api, AppError, rateLimitReply, readInput } from '../../../lib/server/http';
 import { hasRule, requireUser } from '../../../lib/server/auth/guard';
 import { authoriseDownload, recordDownload } from '../../../lib/server/market/downloads';
+import { moduleTag } from '../../../lib/server/market/catalog';
 import { packageFile } from '../../../lib/server/market/packages';
 import { REVIEW_RULE } from '../../../lib/server/market/review';
 import { DownloadInput } from '../../../lib/shared/validation/market';
@@ -24,7 +25,7 @@ export const GET = api(async (ctx) => {
   const info = file ? await stat(file).catch(() => null) : null;
   if (!file || !info?.isFile()) throw new AppError('market.packageMissing');
   await recordDownload(runtime.db, member.id, grant);
-  await runtime.pageCache.invalidate(['modules']);
+  await runtime.pageCache.invalidate([moduleTag(input.uid)]);
   return new Response(Readable.toWeb(createReadStream(file)) as ReadableStream, {
     headers: {
       'content-type': 'application/zip',
