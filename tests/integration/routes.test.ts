@@ -21,7 +21,7 @@ describe('every route of the spec table', () => {
 
   it.each([
     ['/ask/info/5', 'ask'], ['/ask/lists/category/99999', 'ask'], ['/ask/lists/tag/99999', 'ask'], ['/ask/lists/user/99999', 'ask'], ['/md/atrium', 'doc'], ['/md/atrium/intro', 'doc'],
-    ['/modules/editor', 'common'], ['/user/card/1', 'none'],
+    ['/modules/no-such-module', 'common'], ['/user/card/1', 'none'],
   ])('%s (no such record yet) answers 404 in its layout %s', async (path, layout) => {
     const res = await raw(server.url, path);
     expect(res.status).toBe(404);
