@@ -30,7 +30,9 @@ export async function main(): Promise<void> {
     if (process.argv.includes('--demo')) {
       const { seedDemo } = await import('../lib/server/ask/demo');
       for (const line of await seedDemo(runtime.db)) log.info(line);
-      await runtime.pageCache.invalidate(['ask']);
+      const { seedMarketDemo } = await import('../lib/server/market/demo');
+      for (const line of await seedMarketDemo(runtime)) log.info(line);
+      await runtime.pageCache.invalidate(['ask', 'modules']);
     }
     await runtime.close();
     return;

@@ -13,6 +13,7 @@ import { developerEarning, messages, module, moduleInstall, moduleOrder, moduleV
 import { buyModule, commissionOf } from '../../src/lib/server/market/orders';
 import { packageFile } from '../../src/lib/server/market/packages';
 import { moduleText } from '../../src/lib/server/market/text';
+import { seedMarketDemo } from '../../src/lib/server/market/demo';
 import type { Db } from '../../src/lib/server/db/client';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
@@ -304,6 +305,21 @@ describe('purchase consistency under concurrency', () => {
       await pg.close();
     }
   }, 90_000);
+});
+
+describe('the demo seed', () => {
+  it('adds one sample paid module, said to be a sample, that can be bought and downloaded; twice is once', async () => {
+    expect(await seedMarketDemo(rt)).toEqual(['demo: sample paid module sample-paid-module']);
+    expect(await seedMarketDemo(rt)).toEqual([]);
+    const [m] = await rt.db.select().from(module).where(eq(module.uid, 'sample-paid-module'));
+    expect(m!.name).toContain('Sample');
+    expect(m!.summary).toContain('【演示】');
+    const bought = await call('buyer', '/api/modules/buy', { uid: 'sample-paid-module', pay_type: 'score', nonce: nonce() });
+    expect(bought.code, bought.msg).toBe(1);
+    const zip = await raw(srv.url, '/api/modules/download?uid=sample-paid-module', { headers: as('buyer') });
+    expect(zip.status).toBe(200);
+    expect(zip.text).toContain('This package comes from Atrium\'s demo seed');
+  });
 });
 
 describe('the order list', () => {

@@ -181,3 +181,15 @@ describe('earnings chart scale', () => {
     expect(chartBars([], { width: 100, baseline: 50, plotHeight: 40 })).toEqual({ bars: [], top: 1 });
   });
 });
+
+describe('storedZip', () => {
+  it('writes an archive the package check accepts, with each file readable at its offset', async () => {
+    const { storedZip } = await import('../../src/lib/server/market/zip');
+    const bytes = storedZip([{ name: 'README.md', text: '# Hi\n' }, { name: '说明.txt', text: '你好' }]);
+    expect(await checkZipBuffer(bytes)).toBe('ok');
+    const nameLength = bytes.readUInt16LE(26);
+    expect(bytes.subarray(30, 30 + nameLength).toString()).toBe('README.md');
+    expect(bytes.subarray(30 + nameLength, 30 + nameLength + bytes.readUInt32LE(18)).toString()).toBe('# Hi\n');
+    expect(bytes.readUInt16LE(bytes.length - 22 + 10)).toBe(2);
+  });
+});

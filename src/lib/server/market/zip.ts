@@ -1,6 +1,7 @@
 // Is this file a zip archive with something in it? Read from its two ends only, so a package is
 // checked without loading it: the local file header at offset 0 and the end-of-central-directory
 // record (with its ZIP64 form) at the end.
+import { crc32 } from 'node:zlib';
 
 /** Reads `length` bytes at `offset` (fewer at the end of the file). */
 export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
@@ -73,4 +74,31 @@ export async function checkZip(read: ReadAt, size: number): Promise<ZipCheck> {
 /** `checkZip` over bytes already in memory (tests, small files). */
 export function checkZipBuffer(bytes: Buffer): Promise<ZipCheck> {
   return checkZip(async (offset, length) => bytes.subarray(offset, offset + length), bytes.length);
+}
+
+/** A zip archive of small text files, stored without compression (for packages the code writes itself). */
+export function storedZip(files: readonly { name: string; text: string }[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const f of files) {
+    const data = Buffer.from(f.text);
+    const name = Buffer.from(f.name);
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt16LE(0x0800, 6); local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18); local.writeUInt32LE(data.length, 22); local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0); central.writeUInt16LE(20, 4); central.writeUInt16LE(20, 6); central.writeUInt16LE(0x0800, 8);
+    central.writeUInt32LE(crc, 16); central.writeUInt32LE(data.length, 20); central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(name.length, 28); central.writeUInt32LE(offset, 42);
+    locals.push(local, name, data);
+    centrals.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(files.length, 8); end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(dir.length, 12); end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
 }
