@@ -14,6 +14,11 @@ export interface Notice {
   type: MessageType;
   senderId: number;
   recipientId: number;
+  /**
+   * Plain text (a post's title, a module's name), or a dictionary key such as
+   * `developer.notice.approved` for messages written by the site: whoever shows messages passes
+   * the title through `translateAny()` in the reader's language, which leaves plain text as it is.
+   */
   title: string;
   summary?: string;
   /** App path the message opens, e.g. `/ask/info/12#reply-40`. */
