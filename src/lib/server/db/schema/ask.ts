@@ -67,6 +67,10 @@ export const askPost = pgTable('ask_post', {
   index('ask_post_unsolved_idx').on(t.lastActivityTime).where(sql`${t.acceptedReplyId} is null and ${t.status} = 'published'`),
   uniqueIndex('ask_post_nonce_uq').on(t.userId, t.nonce),
   index('ask_post_search_idx').using('gin', t.searchVector),
+  // Search lists title matches, then title-and-tags matches, before the rest (lib/server/ask/search.ts):
+  // these find each tier's few thousand posts, where the whole-post index hands over every match.
+  index('ask_post_title_idx').using('gin', sql`ts_filter(${t.titleVector}, '{a}')`).where(sql`${t.status} = 'published'`),
+  index('ask_post_title_tags_idx').using('gin', t.titleVector).where(sql`${t.status} = 'published'`),
 ]);
 
 export const askPostTag = pgTable('ask_post_tag', {

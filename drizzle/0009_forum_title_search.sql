@@ -1,0 +1,2 @@
+CREATE INDEX "ask_post_title_idx" ON "ask_post" USING gin (ts_filter("title_vector", '{a}')) WHERE "ask_post"."status" = 'published';--> statement-breakpoint
+CREATE INDEX "ask_post_title_tags_idx" ON "ask_post" USING gin ("title_vector") WHERE "ask_post"."status" = 'published';
