@@ -298,3 +298,14 @@ describe('PostgreSQL literals (PGlite)', () => {
     }
   }, 30_000);
 });
+
+describe('highlight positions with full-width punctuation (the fast fold path)', () => {
+  it('marks the right characters when the text folds unit for unit', () => {
+    expect(highlight('数据库，连接池（Pool）：配置', ['连接', 'pool'])).toBe('数据库，<mark>连接</mark>池（<mark>Pool</mark>）：配置');
+  });
+
+  it('falls back to graphemes when a character folds to two (a ligature) or merges (a combining mark)', () => {
+    expect(highlight('ﬁle，连接', ['连接'])).toBe('ﬁle，<mark>连接</mark>');
+    expect(highlight('cafe\u0301，连接', ['连接'])).toBe('cafe\u0301，<mark>连接</mark>');
+  });
+});

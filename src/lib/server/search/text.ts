@@ -302,11 +302,31 @@ interface Folded {
   to: Int32Array;
 }
 
+/** Combining marks and conjoining Hangul jamo: NFKC may merge them with their neighbours. */
+const JOINS = /[\p{M}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]/u;
+
+/**
+ * Whether every character of `text` folds to exactly one code unit of its own, so positions in the
+ * folded text are positions in the original. ASCII and CJK ideographs always do; other characters
+ * (full-width forms such as '，', '：', '（' among them) are checked one by one.
+ */
+function foldsUnitForUnit(text: string): boolean {
+  if (JOINS.test(text)) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80 || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf)) continue;
+    if (c >= 0xd800 && c <= 0xdfff) return false;
+    if (fold(text[i]!).length !== 1) return false;
+  }
+  return true;
+}
+
 /** Folds like the index does, one grapheme at a time, remembering where each piece came from. */
 function foldMapped(original: string): Folded {
-  // Most text (ASCII, Chinese) folds code unit for code unit: no need to walk graphemes.
+  // Most text (ASCII, Chinese, full-width punctuation) folds code unit for code unit: no need to
+  // walk graphemes.
   const whole = fold(original);
-  if (whole.length === original.length && original.normalize('NFKC') === original) {
+  if (whole.length === original.length && foldsUnitForUnit(original)) {
     const from = Int32Array.from({ length: original.length }, (_, i) => i);
     return { text: whole, from, to: from.map((i) => i + 1) };
   }
