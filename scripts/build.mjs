@@ -15,7 +15,8 @@ const astro = spawnSync('astro', ['build'], { cwd: root, stdio: 'inherit', env: 
 if (astro.status !== 0) process.exit(astro.status ?? 1);
 
 await build({
-  entryPoints: { atrium: join(root, 'src/server/main.ts'), cli: join(root, 'src/server/cli.ts') },
+  // pglite-worker: the thread PGlite runs in (PGLITE_WORKER), found beside atrium.mjs and cli.mjs.
+  entryPoints: { atrium: join(root, 'src/server/main.ts'), cli: join(root, 'src/server/cli.ts'), 'pglite-worker': join(root, 'src/lib/server/db/pglite-worker.ts') },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },
   bundle: true,

@@ -10,6 +10,7 @@ import { apiLocale, envelope, errorResponse, rateLimitReply, requestIp } from '.
 import { translator } from './lib/i18n';
 import { ROUTE_MIDDLEWARE } from './lib/server/route-middleware';
 import { getDevRuntime } from './lib/server/dev-runtime';
+import { appLocals } from './lib/server/app-locals';
 import { PageCache } from './lib/server/page-cache';
 import { compressResponse, pickEncoding } from './lib/server/compress';
 
@@ -18,8 +19,15 @@ assertRouteMiddleware(Object.keys(ROUTE_MIDDLEWARE));
 
 export const onRequest = defineMiddleware(async (ctx, next) => {
   const { locals, request, url } = ctx;
-  // Under `astro dev` there is no Atrium server in front: build what it would have passed in.
-  locals.runtime ??= await getDevRuntime();
+  // The Atrium server passes its runtime in `locals`, or, for the 404 page of an unmatched URL that
+  // the adapter renders without them, in the request's async context. Only under `astro dev`, with
+  // no Atrium server in front, is a runtime built here.
+  if (!locals.runtime) {
+    const passed = appLocals.getStore();
+    if (passed) Object.assign(locals, passed);
+    else if (import.meta.env.DEV) locals.runtime = await getDevRuntime();
+    else throw new Error('no runtime: requests must come through the Atrium server (src/server/app.ts)');
+  }
   if (!locals.requestId) {
     Object.assign(locals, requestBasics({
       cookie: request.headers.get('cookie'),

@@ -10,6 +10,7 @@ import { translator } from '../lib/i18n';
 import { apiLocale } from '../lib/server/http';
 import { loadStaticFiles, type StaticFile } from './static';
 import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } from './upload';
+import { appLocals } from '../lib/server/app-locals';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
 
@@ -152,7 +153,8 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
         if (hit) return sendCached(req, res, hit);
       }
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
-      await handler(req, res, undefined, { runtime, ...basics });
+      const locals = { runtime, ...basics };
+      await appLocals.run(locals, () => handler(req, res, undefined, locals));
     } catch (err) {
       const requestId = newRequestId();
       log.error('request failed', { requestId, url: req.url, err: err instanceof Error ? err.stack : String(err) });

@@ -9,6 +9,8 @@ export interface ServerConfig {
   root: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Run embedded PGlite in a worker thread (PGLITE_WORKER=1) instead of on the request thread. */
+  pgliteWorker: boolean;
   redisUrl: string | null;
   /** Prefix of every Redis key and channel, so several sites can share one Redis. */
   redisPrefix: string;
@@ -49,6 +51,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     root,
     dataDir: resolve(root, env.DATA_DIR || 'data'),
     databaseUrl: env.DATABASE_URL || null,
+    pgliteWorker: env.PGLITE_WORKER === '1' || env.PGLITE_WORKER === 'true',
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'atrium:',
     siteDomain: domain,

@@ -88,11 +88,19 @@ export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
     }).returning();
     return row!;
   } catch (err) {
-    if (String((err as { code?: string }).code) === '23505' || /unique/i.test(String(err))) {
+    if (isUniqueViolation(err)) {
       throw takenError(await takenFields(db, input));
     }
     throw err;
   }
+}
+
+/** PostgreSQL's unique_violation, on the error itself or (drizzle wraps driver errors) its cause. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
 }
 
 function takenError(taken: Record<string, string>): AppError {

@@ -36,3 +36,21 @@ export async function writeLimit(ctx: APIContext, member: UserRow, kind: 'post' 
   }[kind] as [number, number];
   return rateLimitReply(ctx, `ask:${kind}:${member.id}`, limit, seconds);
 }
+
+/**
+ * The row a form with this one-time key already created, if any. When another request with the
+ * same key is creating it right now (a double click reaching two handlers at once), waits for
+ * that row (up to 3 s) instead of letting the second request meet the write limit.
+ */
+export async function sameSubmission<T>(runtime: Runtime, key: string, find: () => Promise<T | undefined>): Promise<T | undefined> {
+  const found = await find();
+  if (found) return found;
+  const claim = await runtime.limiter.hit(`ask:nonce:${key}`, 1, 30);
+  if (claim.allowed) return undefined;
+  for (let waited = 0; waited < 3000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const row = await find();
+    if (row) return row;
+  }
+  return undefined;
+}

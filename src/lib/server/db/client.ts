@@ -2,6 +2,7 @@ import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { PGlite } from '@electric-sql/pglite';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -24,9 +25,12 @@ export interface Database {
 
 export class DatabaseLockedError extends Error {}
 
-/** Opens PostgreSQL when `databaseUrl` is set, else embedded PGlite in `<dataDir>/db`. */
-export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir);
+/**
+ * Opens PostgreSQL when `databaseUrl` is set, else embedded PGlite in `<dataDir>/db`: in a worker
+ * thread when `pgliteWorker` is set (PGLITE_WORKER=1), else in-process.
+ */
+export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string; pgliteWorker?: boolean }): Promise<Database> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir, opts.pgliteWorker ?? false);
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -93,20 +97,22 @@ function takeLock(dataDir: string): () => void {
   throw new DatabaseLockedError(`Could not lock ${lockPath}`);
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, inWorker: boolean): Promise<Database> {
   const dir = join(dataDir, 'db');
   mkdirSync(dir, { recursive: true });
   const release = takeLock(dataDir);
   try {
-    const { PGlite } = await import('@electric-sql/pglite');
     const { drizzle } = await import('drizzle-orm/pglite');
-    const client = await PGlite.create(dir);
+    // The worker client has the part of PGlite's API drizzle calls, so the same driver serves both.
+    const client = inWorker
+      ? ((await (await import('./pglite-worker-client')).PgliteWorkerClient.start(dir)) as unknown as PGlite)
+      : await (await import('@electric-sql/pglite')).PGlite.create(dir);
     const db = drizzle({ client, schema }) as unknown as Db;
     let closed = false;
     return {
       db,
       kind: 'pglite',
-      where: dir,
+      where: inWorker ? `${dir} (worker thread)` : dir,
       ping: () => pingDb(db),
       migrate: async (root, then) => {
         const { migrate } = await import('drizzle-orm/pglite/migrator');

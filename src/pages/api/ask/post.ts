@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { createPost, updatePost } from '../../../lib/server/ask/posts';
-import { requireEditor, viewerOf, writeLimit } from '../../../lib/server/ask/access';
+import { requireEditor, sameSubmission, viewerOf, writeLimit } from '../../../lib/server/ask/access';
 import { askPost } from '../../../lib/server/db/schema';
 import { PostInput } from '../../../lib/shared/validation/ask';
 import { translateAny } from '../../../lib/i18n';
@@ -20,9 +20,10 @@ export const POST = api(async (ctx) => {
     return ok({ id: input.id }, translateAny(apiLocale, 'ask.post.saved'));
   }
   // A resubmitted form (same nonce) gets the post it already created, without meeting the limit.
-  const [again] = input.nonce
-    ? await runtime.db.select({ id: askPost.id }).from(askPost).where(and(eq(askPost.userId, member.id), eq(askPost.nonce, input.nonce)))
-    : [];
+  const nonce = input.nonce;
+  const again = nonce
+    ? await sameSubmission(runtime, `post:${member.id}:${nonce}`, async () => (await runtime.db.select({ id: askPost.id }).from(askPost).where(and(eq(askPost.userId, member.id), eq(askPost.nonce, nonce))))[0])
+    : undefined;
   if (again) return ok({ id: again.id }, translateAny(apiLocale, 'ask.post.published'));
   const limited = await writeLimit(ctx, member, 'post');
   if (limited) return limited;
