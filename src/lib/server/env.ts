@@ -51,7 +51,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     root,
     dataDir: resolve(root, env.DATA_DIR || 'data'),
     databaseUrl: env.DATABASE_URL || null,
-    pgliteWorker: env.PGLITE_WORKER === '1' || env.PGLITE_WORKER === 'true',
+    pgliteWorker: !(env.PGLITE_WORKER === '0' || env.PGLITE_WORKER === 'false'),
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'atrium:',
     siteDomain: domain,
