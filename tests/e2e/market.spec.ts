@@ -3,32 +3,14 @@
 // administrator installs the editor from the market and the forum's post form starts working.
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL): the CLI and the test share its database.
 import { readFileSync } from 'node:fs';
-import { crc32 } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
+import { storedZip } from '../../src/lib/server/market/zip';
 import { atrium as runCli, logIn as logInAs, newMember as addMember, readEnv, withLock, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
 const atrium = (...args: string[]): string => runCli(env, ...args);
 const logIn = (browser: Parameters<typeof logInAs>[1], name: string) => logInAs(env, browser, name);
-
-/** A real zip archive holding one stored file. */
-function zipOf(name: string, text: string): Buffer {
-  const data = Buffer.from(text);
-  const file = Buffer.from(name);
-  const crc = crc32(data);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(data.length, 18); local.writeUInt32LE(data.length, 22); local.writeUInt16LE(file.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0); central.writeUInt16LE(20, 4); central.writeUInt16LE(20, 6); central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(data.length, 20); central.writeUInt32LE(data.length, 24); central.writeUInt16LE(file.length, 28);
-  const offset = local.length + file.length + data.length;
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(1, 8); end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + file.length, 12); end.writeUInt32LE(offset, 16);
-  return Buffer.concat([local, file, data, central, file, end]);
-}
 
 /** Confirms the next `confirm()` the page opens. */
 function acceptNextDialog(page: Page): void {
@@ -91,7 +73,7 @@ test.describe.serial('the module market', () => {
     await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
     await page.getByLabel('版本号').fill('1.0.0');
     await page.getByRole('textbox', { name: '更新说明' }).fill('首个版本：支持中文和英文提交信息。');
-    await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: `${uid}.zip`, mimeType: 'application/zip', buffer: zipOf('README.md', '# Release notes\n') });
+    await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: `${uid}.zip`, mimeType: 'application/zip', buffer: storedZip([{ name: 'README.md', text: '# Release notes\n' }]) });
     await expect(page.getByText(/已上传：/)).toBeVisible({ timeout: 15_000 });
     await page.getByRole('button', { name: '提交版本' }).click();
     await expect(page.getByRole('cell', { name: '1.0.0', exact: true })).toBeVisible();
