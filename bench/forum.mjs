@@ -254,6 +254,37 @@ export async function pgAdmin(url) {
   return client;
 }
 
+/**
+ * A database of `kind` holding a cached data set (`cacheDir`): PGlite gets a copy of it in `dataDir`;
+ * PostgreSQL gets database `pgName` created afresh, migrated and filled by the generator's `copy`.
+ * Returns the admin client (to drop it afterwards) and DATABASE_URL, or null when no PostgreSQL
+ * server answers (the caller reports the database as skipped).
+ */
+export async function prepareDatabase({ kind, label, what, cacheDir, dataDir, pgUrl, pgName, generator }) {
+  if (kind === 'pglite') {
+    const t0 = performance.now();
+    cpSync(cacheDir, dataDir, { recursive: true });
+    console.log(`\n[${label}] pglite: copied the cached database in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return { admin: null, databaseUrl: null };
+  }
+  if (kind !== 'postgres') throw new Error(`unknown database "${kind}" (pglite, postgres)`);
+  const admin = await pgAdmin(pgUrl).catch((err) => {
+    console.log(`\n[${label}] postgres: skipped, no server at ${pgUrl.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@')} (${err.message})`);
+    return null;
+  });
+  if (!admin) return null;
+  await admin.query(`drop database if exists "${pgName}" with (force)`);
+  await admin.query(`create database "${pgName}"`);
+  const u = new URL(pgUrl);
+  u.pathname = `/${pgName}`;
+  const databaseUrl = u.toString();
+  const t0 = performance.now();
+  await migrate({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
+  await run([generator, 'copy', cacheDir, databaseUrl], {}, what);
+  console.log(`[${label}] postgres: database ${pgName} migrated and filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return { admin, databaseUrl };
+}
+
 export async function forum(ctx) {
   const posts = wholeNumber('BENCH_FORUM_POSTS', 100_000);
   const replies = wholeNumber('BENCH_FORUM_REPLIES', posts * 5);
@@ -282,31 +313,15 @@ export async function forum(ctx) {
     const dataDir = makeDir(join(work, `${kind}-data`));
     let admin = null;
     try {
-      if (kind === 'pglite') {
-        const t0 = performance.now();
-        cpSync(join(data.dir, 'data'), dataDir, { recursive: true });
-        console.log(`\n[forum] pglite: copied the cached database in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      } else if (kind === 'postgres') {
-        admin = await pgAdmin(pgUrl).catch((err) => {
-          console.log(`\n[forum] postgres: skipped, no server at ${pgUrl.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@')} (${err.message})`);
-          return null;
-        });
-        if (!admin) {
-          results.push({ kind, skipped: true });
-          continue;
-        }
-        await admin.query(`drop database if exists "${pgName}" with (force)`);
-        await admin.query(`create database "${pgName}"`);
-        const u = new URL(pgUrl);
-        u.pathname = `/${pgName}`;
-        env.DATABASE_URL = u.toString();
-        const t0 = performance.now();
-        await migrate({ DATA_DIR: dataDir, DATABASE_URL: env.DATABASE_URL });
-        await run([generator, 'copy', join(data.dir, 'data'), env.DATABASE_URL], {}, 'copying the forum to PostgreSQL');
-        console.log(`[forum] postgres: database ${pgName} migrated and filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      } else {
-        throw new Error(`BENCH_FORUM_DATABASES: unknown database "${kind}" (pglite, postgres)`);
+      const prepared = await prepareDatabase({
+        kind, label: 'forum', what: 'copying the forum to PostgreSQL', cacheDir: join(data.dir, 'data'), dataDir, pgUrl, pgName, generator,
+      });
+      if (!prepared) {
+        results.push({ kind, skipped: true });
+        continue;
       }
+      admin = prepared.admin;
+      if (prepared.databaseUrl) env.DATABASE_URL = prepared.databaseUrl;
 
       // Bytes: a warm server with its page cache, as a reader meets it. PGlite allows one process
       // per directory, so this server stops before the measured one starts.

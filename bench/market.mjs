@@ -23,14 +23,14 @@
 //   BENCH_MARKET_PG_DB (bench_market) the database made on it (not `atrium_…`: the integration
 //   tests drop those).
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { ROOT, TMP, fmtInt, get, makeDir, printTable, verdict } from './lib/common.mjs';
 import { WRK, startAtrium, stopAtrium } from './lib/processes.mjs';
-import { measure, migrate, pgAdmin, run, writePaths } from './forum.mjs';
+import { measure, migrate, prepareDatabase, run, writePaths } from './forum.mjs';
 
 /** Bump to regenerate the cached data set when market-data.ts changes in a way the hash would miss. */
 const DATA_VERSION = 1;
@@ -247,29 +247,15 @@ export async function market(ctx) {
     const dataDir = makeDir(join(work, `${kind}-data`));
     let admin = null;
     try {
-      if (kind === 'pglite') {
-        const t0 = performance.now();
-        cpSync(join(data.dir, 'data'), dataDir, { recursive: true });
-        console.log(`\n[market] pglite: copied the cached database in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      } else {
-        admin = await pgAdmin(pgUrl).catch((err) => {
-          console.log(`\n[market] postgres: skipped, no server at ${pgUrl.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1@')} (${err.message})`);
-          return null;
-        });
-        if (!admin) {
-          results.push({ kind, skipped: true });
-          continue;
-        }
-        await admin.query(`drop database if exists "${pgName}" with (force)`);
-        await admin.query(`create database "${pgName}"`);
-        const u = new URL(pgUrl);
-        u.pathname = `/${pgName}`;
-        env.DATABASE_URL = u.toString();
-        const t0 = performance.now();
-        await migrate({ DATA_DIR: dataDir, DATABASE_URL: env.DATABASE_URL });
-        await run([generator, 'copy', join(data.dir, 'data'), env.DATABASE_URL], {}, 'copying the modules to PostgreSQL');
-        console.log(`[market] postgres: database ${pgName} migrated and filled in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const prepared = await prepareDatabase({
+        kind, label: 'market', what: 'copying the modules to PostgreSQL', cacheDir: join(data.dir, 'data'), dataDir, pgUrl, pgName, generator,
+      });
+      if (!prepared) {
+        results.push({ kind, skipped: true });
+        continue;
       }
+      admin = prepared.admin;
+      if (prepared.databaseUrl) env.DATABASE_URL = prepared.databaseUrl;
       const result = { kind };
 
       // 1. The list, page cache off.
