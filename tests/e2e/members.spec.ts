@@ -21,6 +21,8 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   const name = `m${Date.now().toString(36)}`;
   const address = `${name}@example.com`;
   await page.goto('/user/login?type=register');
+  // Typing before the form hydrates can be lost, and the code button does nothing yet.
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
   await page.getByLabel('账户名', { exact: true }).fill(name);
   await page.getByLabel('密码').fill('firstpass1');
   await page.getByRole('textbox', { name: '邮箱' }).fill(address);
