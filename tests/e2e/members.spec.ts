@@ -42,6 +42,27 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await expect(menu).toBeHidden();
   await page.getByRole('button', { name: '显示/隐藏菜单' }).click();
   await expect(menu).toBeVisible();
+  // On a phone the menu folds into a headline naming the page; it unfolds, folds on Escape and
+  // folds again once an entry is chosen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const headline = page.getByRole('button', { name: /^会员中心 .*账户概览 菜单$/ });
+  await expect(headline).toBeVisible();
+  await expect(headline).toHaveAttribute('aria-expanded', 'false');
+  await expect(menu).toBeHidden();
+  await expect(page.getByRole('button', { name: '显示/隐藏菜单' })).toBeHidden();
+  await headline.click();
+  await expect(menu).toBeVisible();
+  await expect(headline).toHaveAttribute('aria-expanded', 'true');
+  await page.keyboard.press('Escape');
+  await expect(menu).toBeHidden();
+  await expect(headline).toBeFocused();
+  await headline.click();
+  await menu.getByRole('link', { name: '积分记录' }).click();
+  await expect(page).toHaveURL(/\/user\/account\/integral$/);
+  await expect(page.getByRole('button', { name: /^会员中心 .*积分记录 菜单$/ })).toHaveAttribute('aria-expanded', 'false');
+  await expect(menu).toBeHidden();
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await expect(menu).toBeVisible();
 
   await menu.getByRole('link', { name: '个人资料' }).click();
   await page.getByRole('textbox', { name: '昵称' }).fill('新的昵称');

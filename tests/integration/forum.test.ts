@@ -97,6 +97,12 @@ describe('posts', () => {
     const rows = await rt.db.select().from(askPost).where(eq(askPost.nonce, n));
     expect(rows).toHaveLength(1);
     expect(rows[0]!.html).toContain('<pre class="shiki');
+    // Its tags, by name, in the list (read with the rows) and on the page.
+    const listed = (await get('/api/ask/index')).data.list as { id: number; tags: { name: string }[] }[];
+    expect(listed.find((p) => p.id === postId)?.tags.map((t) => t.name)).toEqual(['postgresql', '数据库']);
+    const page = (await raw(srv.url, `/ask/info/${postId}`)).text;
+    expect(page.indexOf('>#postgresql<')).toBeGreaterThan(0);
+    expect(page.indexOf('>#数据库<')).toBeGreaterThan(page.indexOf('>#postgresql<'));
     const after = (await rt.db.select().from(askCategory).where(eq(askCategory.id, question)))[0]!.postCount;
     expect(after).toBe(before + 1);
     const log = await rt.db.select().from(userScoreLog).where(and(eq(userScoreLog.userId, people.asker!.row.id), eq(userScoreLog.memo, `Post #${postId} published`)));

@@ -83,6 +83,7 @@ export default {
   'user.profile.uploading': 'Uploading…',
   'user.notice.unread': '{count} unread',
   'user.notice.new': 'New',
+  'user.menu.headline': 'menu',
   'user.menu.toggle': 'Show or hide the menu',
   'user.menu.account/balance/export': 'Export balance log',
   'user.ledger.export': 'Export CSV',

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../db/client';
 import { askCategory, askPost, askPostTag, askTag, config, user } from '../db/schema';
@@ -139,24 +139,24 @@ export interface PostDetail {
   tags: { id: number; name: string }[];
 }
 
+// Everything but the search vectors (often larger than the body) and the form nonce.
+const { searchVector: _v, titleVector: _tv, nonce: _n, ...detailColumns } = getTableColumns(askPost);
+
 /** A post with its author, category and tags; null when missing (deleted counts as missing for non-moderators). */
 export async function getPost(db: Db, id: number, locale: Locale, viewer: { id: number; moderator: boolean } | null): Promise<PostDetail | null> {
   const [row] = await db.select({
-    post: askPost, username: user.username, nickname: displayName, avatar: user.avatar, motto: user.motto,
-    categorySlug: askCategory.slug, categoryType: askCategory.type, categoryTitle: askCategory.title,
+    post: detailColumns, username: user.username, nickname: displayName, avatar: user.avatar, motto: user.motto,
+    categorySlug: askCategory.slug, categoryType: askCategory.type, categoryTitle: askCategory.title, tagIds: tagIdsColumn,
   }).from(askPost).innerJoin(user, eq(user.id, askPost.userId)).innerJoin(askCategory, eq(askCategory.id, askPost.categoryId))
     .where(eq(askPost.id, id));
   if (!row) return null;
   const { post } = row;
   if (post.status !== 'published' && !viewer?.moderator && !(post.status === 'hidden' && viewer?.id === post.userId)) return null;
-  const tags = await db.select({ id: askTag.id, name: askTag.name }).from(askPostTag).innerJoin(askTag, eq(askTag.id, askPostTag.tagId))
-    .where(eq(askPostTag.postId, id)).orderBy(asc(askTag.name));
-  const { searchVector: _v, titleVector: _tv, nonce: _n, ...rest } = post;
   return {
-    post: rest,
+    post,
     author: { id: post.userId, username: row.username, nickname: row.nickname, avatar: row.avatar, motto: row.motto },
     category: { id: post.categoryId, slug: row.categorySlug, type: row.categoryType, title: row.categoryTitle[locale] },
-    tags,
+    tags: (await tagsFromIds(db, [{ id: post.id, tagIds: row.tagIds }])).get(post.id) ?? [],
   };
 }
 
@@ -175,6 +175,7 @@ export async function tagsOf(db: Db, postIds: readonly number[]): Promise<Map<nu
     list.push({ id: r.id, name: r.name });
     out.set(r.postId, list);
   }
+  for (const list of out.values()) list.sort(byName);
   return out;
 }
 
@@ -184,14 +185,49 @@ export const summaryColumns = {
   views: askPost.views, collectCount: askPost.collectCount, pinned: askPost.pinned, featured: askPost.featured,
   accepted: askPost.acceptedReplyId, status: askPost.status, lastActivityTime: askPost.lastActivityTime, createTime: askPost.createTime,
 };
+/**
+ * The post's tag ids read with the row (`"3,17"`), names from `tagNames`: a forum page is one query
+ * instead of two (on PGlite every query is a round trip to its thread, and joining the names in
+ * SQL cost as much as the list itself). Select it only for rows already cut to a page: with an
+ * OFFSET, PostgreSQL computes it for every skipped row too.
+ */
+export const tagIdsColumn = sql<string | null>`(select string_agg(${askPostTag.tagId}::text, ',') from ${askPostTag} where ${askPostTag.postId} = ${askPost.id})`;
+
+// A tag's name never changes once the tag exists (posts only add tags and move counters), so each
+// process keeps the names it has read: nothing to invalidate on this or any other instance.
+const TAG_NAMES_MAX = 100_000;
+const tagNameCache = new WeakMap<object, Map<number, string>>();
+
+/** Names of tags by id, read from the database only for ids this process has not seen. */
+export async function tagNames(db: Db | Tx, ids: Iterable<number>): Promise<Map<number, string>> {
+  let known = tagNameCache.get(db);
+  if (!known || known.size > TAG_NAMES_MAX) tagNameCache.set(db, (known = new Map()));
+  const missing = [...new Set(ids)].filter((id) => !known.has(id));
+  if (missing.length) {
+    const rows = await db.select({ id: askTag.id, name: askTag.name }).from(askTag).where(inArray(askTag.id, missing));
+    for (const r of rows) known.set(r.id, r.name);
+  }
+  return known;
+}
+
+const idsOf = (text: string | null | undefined): number[] => (text ? text.split(',').map(Number) : []);
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** The tags of rows read with `tagIdsColumn`, by name. */
+async function tagsFromIds(db: Db | Tx, rows: readonly { id: number; tagIds?: string | null }[]): Promise<Map<number, { id: number; name: string }[]>> {
+  const names = await tagNames(db, rows.flatMap((r) => idsOf(r.tagIds)));
+  return new Map(rows.map((r) => [r.id, idsOf(r.tagIds).filter((id) => names.has(id)).map((id) => ({ id, name: names.get(id)! })).sort(byName)]));
+}
+
 interface SummaryRow {
   id: number; title: string; excerpt: string; categoryId: number; userId: number; nickname: string; avatar: string; replyCount: number;
   up: number; down: number; views: number; collectCount: number; pinned: number; featured: number; accepted: number | null; status: string;
-  lastActivityTime: number; createTime: number;
+  lastActivityTime: number; createTime: number; tagIds?: string | null;
 }
 
+/** Rows read with `tagIdsColumn` carry their tags; others get them in one query for the lot. */
 export async function toSummaries(db: Db, rows: readonly SummaryRow[]): Promise<PostSummary[]> {
-  const tags = await tagsOf(db, rows.map((r) => r.id));
+  const tags = rows.every((r) => r.tagIds !== undefined) ? await tagsFromIds(db, rows) : await tagsOf(db, rows.map((r) => r.id));
   return rows.map((r) => ({
     id: r.id, title: r.title, excerpt: r.excerpt, categoryId: r.categoryId, author: { id: r.userId, nickname: r.nickname, avatar: r.avatar },
     tags: tags.get(r.id) ?? [], replyCount: r.replyCount, score: r.up - r.down, views: r.views, collectCount: r.collectCount,
@@ -199,8 +235,13 @@ export async function toSummaries(db: Db, rows: readonly SummaryRow[]): Promise<
   }));
 }
 
-/** One page of a forum list (tabs, category, tag or member), newest activity first unless "hot". */
-export async function listPosts(db: Db, input: z.output<typeof ListInput>): Promise<{ list: PostSummary[]; total: number }> {
+/**
+ * One page of a forum list (tabs, category, tag or member), newest activity first unless "hot".
+ * `categories`, when the caller already holds the categories' counters (the sidebar's memo, kept
+ * exact by the writes and dropped with every forum change), gives the total of a plain list
+ * without a query.
+ */
+export async function listPosts(db: Db, input: z.output<typeof ListInput>, categories?: readonly { id: number; postCount: number }[]): Promise<{ list: PostSummary[]; total: number }> {
   const where: SQL[] = [eq(askPost.status, 'published')];
   let total: Promise<number>;
   const countWhere = (extra: SQL[]) => db.select({ n: sql<number>`count(*)::int` }).from(askPost).where(and(...where, ...extra)).then((r) => r[0]?.n ?? 0);
@@ -215,6 +256,8 @@ export async function listPosts(db: Db, input: z.output<typeof ListInput>): Prom
   const plain = input.tab === 'latest' || input.tab === 'hot';
   if (plain && input.tag && !input.category && !input.user) {
     total = db.select({ n: askTag.postCount }).from(askTag).where(eq(askTag.id, input.tag)).then((r) => r[0]?.n ?? 0);
+  } else if (plain && !input.tag && !input.user && categories) {
+    total = Promise.resolve(categories.filter((c) => !input.category || c.id === input.category).reduce((sum, c) => sum + c.postCount, 0));
   } else if (plain && !input.tag && !input.user) {
     // Exact counters kept by the writes: no count(*) over the whole forum on every page view.
     total = db.select({ n: sql<number>`coalesce(sum(${askCategory.postCount}), 0)::int` }).from(askCategory)
@@ -225,7 +268,11 @@ export async function listPosts(db: Db, input: z.output<typeof ListInput>): Prom
   const order = input.tab === 'hot' ? [desc(askPost.hot), desc(askPost.id)]
     : input.tab === 'latest' && !input.category && !input.tag && !input.user ? [desc(askPost.pinned), desc(askPost.lastActivityTime), desc(askPost.id)]
       : [desc(askPost.lastActivityTime), desc(askPost.id)];
-  const rows = await db.select(summaryColumns).from(askPost).innerJoin(user, eq(user.id, askPost.userId))
-    .where(and(...where)).orderBy(...order).limit(input.limit).offset((input.page - 1) * input.limit);
+  // The page's ids first (an index walk that skips the earlier pages' rows cheaply), then their
+  // rows, authors and tags: the tags' subquery runs for the page alone, not for every skipped row.
+  const page = db.select({ id: askPost.id }).from(askPost).where(and(...where)).orderBy(...order)
+    .limit(input.limit).offset((input.page - 1) * input.limit).as('page');
+  const rows = await db.select({ ...summaryColumns, tagIds: tagIdsColumn }).from(page)
+    .innerJoin(askPost, eq(askPost.id, page.id)).innerJoin(user, eq(user.id, askPost.userId)).orderBy(...order);
   return { list: await toSummaries(db, rows), total: await total };
 }

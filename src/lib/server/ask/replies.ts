@@ -61,23 +61,42 @@ export interface ReplyView {
 
 export const REPLY_PAGE = 30;
 
-/** One page of a post's replies, the accepted one first, with their comments and the viewer's votes. */
-export async function listReplies(db: Db, postId: number, acceptedId: number | null, page: number, viewer: { id: number; moderator: boolean } | null): Promise<{ list: ReplyView[]; total: number }> {
+/** Which page of a post's replies, for whom. */
+export interface ReplyPage {
+  acceptedId: number | null;
+  page: number;
+  viewer: { id: number; moderator: boolean } | null;
+  /** The post's reply counter (published replies, kept exact by every write): readers other than moderators, who also see hidden replies, need no count query. */
+  publishedCount?: number;
+  /** The markdown sources too (API clients edit them; the page shows only the HTML). */
+  withBody?: boolean;
+}
+
+/** A page of a post's replies, the accepted one first, with their comments and the viewer's votes. */
+export async function listReplies(db: Db, postId: number, { acceptedId, page, viewer, publishedCount, withBody = true }: ReplyPage): Promise<{ list: ReplyView[]; total: number }> {
   const visible = viewer?.moderator ? sql`${askReply.status} <> 'deleted'` : sql`${askReply.status} = 'published'`;
-  const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(askReply)
-    .where(and(eq(askReply.postId, postId), eq(askReply.parentId, 0), visible));
-  const rows = await db.select({
-    id: askReply.id, userId: askReply.userId, nickname: displayName, avatar: user.avatar, html: askReply.html, body: askReply.body,
-    up: askReply.upCount, down: askReply.downCount, commentCount: askReply.commentCount, status: askReply.status,
-    createTime: askReply.createTime, updateTime: askReply.updateTime,
-  }).from(askReply).innerJoin(user, eq(user.id, askReply.userId))
+  const total = publishedCount !== undefined && !viewer?.moderator ? publishedCount
+    : await db.select({ total: sql<number>`count(*)::int` }).from(askReply)
+      .where(and(eq(askReply.postId, postId), eq(askReply.parentId, 0), visible)).then((r) => r[0]?.total ?? 0);
+  // The page's replies and their comments in one statement (a round trip less on PGlite): both
+  // halves read the page's reply ids (a short walk of the (post, parent, id) index), then their rows.
+  // Ordered here, below.
+  const inPage = db.select({ id: askReply.id }).from(askReply)
     .where(and(eq(askReply.postId, postId), eq(askReply.parentId, 0), visible))
     .orderBy(desc(sql`${askReply.id} = ${acceptedId ?? 0}`), asc(askReply.id)).limit(REPLY_PAGE).offset((page - 1) * REPLY_PAGE);
-  const ids = rows.map((r) => r.id);
-  const comments = ids.length ? await db.select({
+  const columns = (body: boolean) => ({
     id: askReply.id, parentId: askReply.parentId, userId: askReply.userId, nickname: displayName, avatar: user.avatar, html: askReply.html,
-    status: askReply.status, createTime: askReply.createTime,
-  }).from(askReply).innerJoin(user, eq(user.id, askReply.userId)).where(and(eq(askReply.postId, postId), inArray(askReply.parentId, ids), visible)).orderBy(asc(askReply.id)) : [];
+    body: body ? askReply.body : sql<string>`''`, up: askReply.upCount, down: askReply.downCount, commentCount: askReply.commentCount,
+    status: askReply.status, createTime: askReply.createTime, updateTime: askReply.updateTime,
+  });
+  const both = await db.select(columns(withBody)).from(askReply).innerJoin(user, eq(user.id, askReply.userId))
+    .where(inArray(askReply.id, inPage))
+    .unionAll(db.select(columns(false)).from(askReply).innerJoin(user, eq(user.id, askReply.userId))
+      .where(and(eq(askReply.postId, postId), inArray(askReply.parentId, inPage), visible)));
+  const accepted = acceptedId ?? 0;
+  const rows = both.filter((r) => r.parentId === 0).sort((a, b) => Number(b.id === accepted) - Number(a.id === accepted) || a.id - b.id);
+  const comments = both.filter((r) => r.parentId !== 0).sort((a, b) => a.id - b.id);
+  const ids = rows.map((r) => r.id);
   const votes = viewer && ids.length ? await db.select({ id: askVote.targetId, value: askVote.value }).from(askVote)
     .where(and(eq(askVote.userId, viewer.id), eq(askVote.targetType, 'reply'), inArray(askVote.targetId, ids))) : [];
   const voteOf = new Map(votes.map((v) => [v.id, v.value]));

@@ -14,7 +14,7 @@ export const GET = api(async (ctx) => {
   const detail = await getPost(runtime.db, id, apiLocale, viewer);
   if (!detail) throw new AppError('ask.notFound', { status: 404 });
   const [replies, state] = await Promise.all([
-    listReplies(runtime.db, id, detail.post.acceptedReplyId, page, viewer),
+    listReplies(runtime.db, id, { acceptedId: detail.post.acceptedReplyId, page, viewer, publishedCount: detail.post.replyCount }),
     viewer ? viewerState(runtime.db, id, viewer.id) : Promise.resolve({ myVote: 0, collected: false }),
   ]);
   return ok({ ...detail, replies, ...state });
