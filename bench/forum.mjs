@@ -50,7 +50,7 @@ const wholeNumber = (name, fallback) => {
  */
 function dataHash(posts, replies) {
   const h = createHash('sha256').update(`${DATA_VERSION} ${posts} ${replies}\n`);
-  const files = ['bench/lib/forum-data.ts', 'src/lib/server/search/text.ts', 'src/lib/server/ask/posts.ts', 'src/lib/server/db/schema/ask.ts', 'src/lib/server/db/schema/account.ts'];
+  const files = ['bench/lib/forum-data.ts', 'bench/lib/random.ts', 'src/lib/server/search/text.ts', 'src/lib/server/ask/posts.ts', 'src/lib/server/db/schema/ask.ts', 'src/lib/server/db/schema/account.ts'];
   for (const f of files) h.update(`${f}\n`).update(readFileSync(join(ROOT, f)));
   return h.digest('hex').slice(0, 12);
 }

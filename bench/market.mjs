@@ -53,7 +53,7 @@ const wholeNumber = (name, fallback) => {
 /** What decides the rows: the generator, the module schema, and the code of the derived columns. */
 function dataHash(modules) {
   const h = createHash('sha256').update(`${DATA_VERSION} ${modules}\n`);
-  const files = ['bench/lib/market-data.ts', 'src/lib/server/db/schema/modules.ts', 'src/lib/server/db/schema/account.ts', 'src/lib/server/market/text.ts', 'src/lib/server/search/text.ts'];
+  const files = ['bench/lib/market-data.ts', 'bench/lib/random.ts', 'src/lib/server/db/schema/modules.ts', 'src/lib/server/db/schema/account.ts', 'src/lib/server/market/text.ts', 'src/lib/server/search/text.ts'];
   for (const f of files) h.update(`${f}\n`).update(readFileSync(join(ROOT, f)));
   return h.digest('hex').slice(0, 12);
 }

@@ -24,6 +24,7 @@ import { renderBody } from '../../src/lib/server/ask/render';
 import { plainText } from '../../src/lib/server/search/text';
 import { renderMarkdown } from '../../src/lib/markdown/render';
 import { DUMMY_HASH } from '../../src/lib/server/auth/password';
+import { seededRandom } from './random';
 
 const MEMBERS = 100;
 const TAGS = 200;
@@ -36,21 +37,7 @@ const MAX_REPLIES_PER_POST = 400;
 // ---------------------------------------------------------------------------------------------
 // Deterministic randomness
 
-let seed = 0x2f6b_1d3a;
-/** mulberry32: fast, good enough, and the same sequence on every machine. */
-function random(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
-const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-/** Index into a list whose first entries are the most popular (Zipf-like, exponent ~1). */
-function zipf(n: number, skew = 1): number {
-  return Math.min(n - 1, Math.floor(Math.pow(n + 1, Math.pow(random(), skew)) - 1));
-}
+const { random, int, pick, zipf } = seededRandom(0x2f6b_1d3a);
 
 /**
  * A sampler of ranks 0…n-1 where rank k has weight 1/(k + offset): Zipf's curve with a flattened

@@ -33,6 +33,7 @@ import { tokenSecret } from '../../src/lib/server/auth/secret';
 import { commissionOf } from '../../src/lib/server/market/orders';
 import { translateAny } from '../../src/lib/i18n';
 import { DEFAULT_COMMISSION, MODULE_CATEGORIES, type ModuleCategory } from '../../src/lib/shared/market';
+import { seededRandom } from './random';
 
 const DEVELOPERS = 100;
 const BATCH = 500;
@@ -40,23 +41,10 @@ const DAY = 86_400;
 const TWO_YEARS = 730 * DAY;
 
 // ---------------------------------------------------------------------------------------------
-// Deterministic randomness (as in forum-data.ts)
+// Deterministic randomness
 
-let seed = 0x5eed_3a71;
-/** mulberry32: fast, good enough, and the same sequence on every machine. */
-function random(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
-const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-/** Index into a list whose first entries are the most popular (Zipf-like). */
-function zipf(n: number, skew = 1): number {
-  return Math.min(n - 1, Math.floor(Math.pow(n + 1, Math.pow(random(), skew)) - 1));
-}
+const { random, int, pick, zipf } = seededRandom(0x5eed_3a71);
+
 /** A few distinct entries of a list, the first ones more often. */
 function some<T>(list: readonly T[], count: number, skew = 1): T[] {
   const out = new Set<T>();
