@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from './paths';
+import { PG_PREFIX, ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from './paths';
 
 export default async function setup(): Promise<void> {
   const { buildIfStale } = (await import(pathToFileURL(join(ROOT, 'scripts/start.mjs')).href)) as { buildIfStale: () => void };
@@ -19,7 +19,7 @@ export default async function setup(): Promise<void> {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     // Databases left by earlier runs (tests create one per server) go first.
-    const { rows } = await admin.query<{ datname: string }>("select datname from pg_database where datname like 'atrium\\_%'");
+    const { rows } = await admin.query<{ datname: string }>('select datname from pg_database where datname like $1', [`${PG_PREFIX}\\_%`]);
     for (const { datname } of rows) {
       await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [datname]);
       await admin.query(`drop database if exists "${datname}"`);

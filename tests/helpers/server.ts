@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from './paths';
+import { PG_PREFIX, ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from './paths';
 
 export interface TestServer {
   url: string;
@@ -28,7 +28,7 @@ export interface StartOptions {
 export async function freshPostgres(): Promise<string> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `atrium_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const name = `${PG_PREFIX}_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`create database ${name} template ${TEMPLATE_PG}`);
