@@ -1,5 +1,5 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
-import { eq, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, lt, lte, or, sql } from 'drizzle-orm';
 import { captcha } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
@@ -70,19 +70,27 @@ export async function sendCode(rt: Runtime, input: SendCode): Promise<void> {
   }
 }
 
-/** Checks a code; it is used up on success, and voided after MAX_ATTEMPTS wrong tries. */
+/**
+ * Checks a code; it is used up on success, and voided after MAX_ATTEMPTS tries. The try is counted
+ * before the comparison, in one conditional update that also says whether a try was left, so at
+ * most MAX_ATTEMPTS guesses are ever compared, however many arrive at once.
+ */
 export async function verifyCode(rt: Runtime, channel: Channel, to: string, event: CodeEvent, code: string, fieldName = 'captcha'): Promise<void> {
   const key = keyOf(channel, to, event);
-  const [row] = await rt.db.select().from(captcha).where(eq(captcha.key, key));
-  if (!row || row.expireTime <= now() || row.attempts >= MAX_ATTEMPTS) {
-    if (row) await rt.db.delete(captcha).where(eq(captcha.key, key));
-    throw new AppError('account.codeExpired', { fieldKeys: { [fieldName]: 'account.codeExpired' } });
+  const expired = (): AppError => new AppError('account.codeExpired', { fieldKeys: { [fieldName]: 'account.codeExpired' } });
+  const [row] = await rt.db.update(captcha).set({ attempts: sql`${captcha.attempts} + 1` })
+    .where(and(eq(captcha.key, key), lt(captcha.attempts, MAX_ATTEMPTS), gt(captcha.expireTime, now())))
+    .returning({ code: captcha.code });
+  if (!row) {
+    await rt.db.delete(captcha).where(and(eq(captcha.key, key), or(gte(captcha.attempts, MAX_ATTEMPTS), lte(captcha.expireTime, now()))));
+    throw expired();
   }
   const expected = Buffer.from(row.code, 'hex');
   const actual = Buffer.from(hashCode(rt.tokenSecret, code.trim()), 'hex');
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-    await rt.db.update(captcha).set({ attempts: sql`${captcha.attempts} + 1` }).where(eq(captcha.key, key));
     throw new AppError('account.codeWrong', { fieldKeys: { [fieldName]: 'account.codeWrong' } });
   }
-  await rt.db.delete(captcha).where(eq(captcha.key, key));
+  // Two right answers at once: only the one that deletes the row goes on.
+  const used = await rt.db.delete(captcha).where(and(eq(captcha.key, key), eq(captcha.code, row.code))).returning({ key: captcha.key });
+  if (!used.length) throw expired();
 }

@@ -115,14 +115,17 @@ function takenError(taken: Record<string, string>): AppError {
 export async function login(rt: Runtime, input: { account: string; password: string; keep: boolean; ip: string }): Promise<{ row: UserRow; session: IssuedSession }> {
   const perIp = await rt.limiter.hit(`login-ip:${input.ip}`, rt.config.loginIpLimit, 900);
   if (!perIp.allowed) throw new AppError('account.ipLimited', { values: { minutes: Math.ceil(perIp.retryAfter / 60) } });
-  const failKey = `login-fail:${input.account.toLowerCase()}`;
-  if ((await rt.limiter.count(failKey)) >= LOGIN_RETRY) {
+  const row = await findByAccount(rt.db, input.account);
+  // The lock belongs to the account, whichever of its name, e-mail or mobile is typed (the typed
+  // text for unknown names). The try is counted before the password is checked, in one atomic
+  // increment, so parallel guesses cannot all slip under the limit.
+  const failKey = row ? `login-fail:user:${row.id}` : `login-fail:name:${input.account.toLowerCase()}`;
+  const attempt = await rt.limiter.hit(failKey, LOGIN_RETRY, LOCK_SECONDS);
+  if (!attempt.allowed) {
     throw new AppError('account.locked', { values: { minutes: Math.ceil(LOCK_SECONDS / 60) } });
   }
-  const row = await findByAccount(rt.db, input.account);
   const ok = await verifyPassword(input.password, row?.password ?? DUMMY_HASH);
   if (!row || !ok) {
-    await rt.limiter.hit(failKey, Number.MAX_SAFE_INTEGER, LOCK_SECONDS);
     if (row) await rt.db.update(user).set({ loginFailure: sql`${user.loginFailure} + 1`, lastLoginTime: now(), lastLoginIp: input.ip }).where(eq(user.id, row.id));
     throw new AppError('account.wrongCredentials');
   }
