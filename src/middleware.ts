@@ -6,7 +6,7 @@ import { clearSessionCookie, setSessionCookies } from './lib/server/auth/guard';
 import { Code } from './lib/shared/codes';
 import { assertRouteMiddleware, matchRoute } from './lib/shared/routes';
 import { normalizeApiPath } from './lib/shared/hosts';
-import { apiLocale, envelope, errorResponse, rateLimitReply, requestIp } from './lib/server/http';
+import { apiLocale, envelope, errorResponse, rateLimitReply, requestIp, requestIsHttps } from './lib/server/http';
 import { translator } from './lib/i18n';
 import { ROUTE_MIDDLEWARE } from './lib/server/route-middleware';
 import { getDevRuntime } from './lib/server/dev-runtime';
@@ -112,7 +112,7 @@ async function resolveSession(ctx: APIContext): Promise<void> {
   if (resolved.state !== 'ok' && refresh && request.method === 'GET' && !ctx.url.pathname.startsWith('/api/')) {
     try {
       const renewed = await refreshSession(runtime.db, runtime.tokenSecret, refresh, cookie, runtime.sessions);
-      setSessionCookies(cookies, renewed.token, renewed.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
+      setSessionCookies(cookies, renewed.token, renewed.refreshToken, runtime.config.siteDomain, requestIsHttps(ctx));
       resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, renewed.token, runtime.sessions);
     } catch (err) {
       // Two tabs renewing at once: the other one already did; this request goes on as a visitor.

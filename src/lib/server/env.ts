@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { readMailSettings, type MailSettings } from './mail/mailer';
+import { parseTrustProxy, type ProxyTrust } from './proxy';
 
 /** Everything Atrium reads from the environment; README's configuration table lists the same. */
 export interface ServerConfig {
@@ -17,6 +18,12 @@ export interface ServerConfig {
   siteDomain: string | null;
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy. */
   trustProxy: boolean;
+  /** Which proxies to believe (TRUST_PROXY): null when trustProxy is off. */
+  proxy?: ProxyTrust | null;
+  /** The public origin (`https://example.com`) absolute URLs and cookie flags follow (SITE_URL). */
+  siteUrl?: string | null;
+  /** Hosts absolute URLs may name when SITE_URL and SITE_DOMAIN are unset (ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
   maxBodyBytes: number;
   pageCacheBytes: number;
   /** Requests per minute one IP may send to /api/*. */
@@ -45,6 +52,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`LOG_LEVEL must be debug, info, warn or error, got "${level}"`);
   const domain = env.SITE_DOMAIN?.trim().toLowerCase().replace(/^\.+|\.+$/g, '') || null;
   if (domain && !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(domain)) throw new Error(`SITE_DOMAIN must be a bare domain like example.com, got "${env.SITE_DOMAIN}"`);
+  const proxy = parseTrustProxy(env.TRUST_PROXY);
   return {
     port: int(env.PORT, 4321, 'PORT'),
     host: env.HOST || '0.0.0.0',
@@ -55,7 +63,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'atrium:',
     siteDomain: domain,
-    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
+    trustProxy: proxy !== null,
+    proxy,
+    siteUrl: readSiteUrl(env.SITE_URL),
+    allowedHosts: (env.ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
     maxBodyBytes: int(env.MAX_BODY_BYTES, 16 * 1024 * 1024, 'MAX_BODY_BYTES'),
     pageCacheBytes: int(env.PAGE_CACHE_MB, 64, 'PAGE_CACHE_MB') * 1024 * 1024,
     apiRateLimit: int(env.API_RATE_LIMIT, 600, 'API_RATE_LIMIT'),
@@ -65,4 +76,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     mail: readMailSettings(env, resolve(root, env.DATA_DIR || 'data')),
     tokenSecret: env.TOKEN_SECRET || null,
   };
+}
+
+/** `SITE_URL` → its origin (`https://example.com[:port]`); a path or another scheme stops the start. */
+function readSiteUrl(value: string | undefined): string | null {
+  const v = value?.trim();
+  if (!v) return null;
+  let url: URL;
+  try { url = new URL(v); } catch { throw new Error(`SITE_URL must be an absolute URL like https://example.com, got "${value}"`); }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`SITE_URL must start with https:// or http://, got "${value}"`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) throw new Error(`SITE_URL is an origin only (no path, query or credentials), got "${value}"`);
+  return url.origin;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Code, type Envelope } from '../shared/codes';
 import { lookup, translateAny, translator, type AnyKey, type Locale } from '../i18n';
 import { clientIp } from './request-context';
+import { forwardedProto } from './proxy';
 
 
 /** The one error services throw: a message key, optional field errors, and the envelope code. */
@@ -45,7 +46,9 @@ export function errorResponse(err: unknown, locale: Locale, requestId: string, l
     const fields = fieldKeys
       ? Object.fromEntries(Object.entries(fieldKeys).map(([k, v]) => [k, translateAny(locale, v, values)]))
       : err.options.fields;
-    return envelope({ code, msg: translateAny(locale, err.key, values), data: fields ? { ...(data as object | undefined), fields } : (data ?? null) }, status);
+    // "Incorrect parameter" tells the user nothing: the first field's own message says what to fix.
+    const first = err.key === 'api.invalidInput' && fields ? Object.values(fields)[0] : undefined;
+    return envelope({ code, msg: first ?? translateAny(locale, err.key, values), data: fields ? { ...(data as object | undefined), fields } : (data ?? null) }, status);
   }
   log?.('unhandled error', { requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
   return envelope({ code: Code.error, msg: t('api.internal', { requestId }), data: null }, 500);
@@ -130,9 +133,23 @@ export function api(handler: (ctx: APIContext) => Promise<Response>): APIRoute {
   };
 }
 
-/** The caller's address (the first X-Forwarded-For entry behind a trusted proxy). */
+/** The caller's address (behind trusted proxies, the one they saw: see proxy.ts). */
 export function requestIp(ctx: APIContext): string {
-  return clientIp(ctx.request, ctx.clientAddress, ctx.locals.runtime.config.trustProxy);
+  const { config } = ctx.locals.runtime;
+  return clientIp(ctx.request, ctx.clientAddress, config.proxy ?? config.trustProxy);
+}
+
+/**
+ * Whether the visitor's connection is HTTPS: the request itself, a trusted proxy's
+ * X-Forwarded-Proto, or an https SITE_URL. Session cookies get `Secure` then.
+ */
+export function requestIsHttps(ctx: Pick<APIContext, 'url' | 'request' | 'clientAddress' | 'locals'>): boolean {
+  const { config } = ctx.locals.runtime;
+  if (config.siteUrl?.startsWith('https:')) return true;
+  if (ctx.url.protocol === 'https:') return true;
+  let peer = '';
+  try { peer = ctx.clientAddress; } catch { /* no socket (prerendering) */ }
+  return forwardedProto(ctx.request.headers.get('x-forwarded-proto'), peer, config.proxy ?? config.trustProxy) === 'https';
 }
 
 /** Counts one hit on `key`; over `limit` per window it returns the HTTP 429 reply, else null. */

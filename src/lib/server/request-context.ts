@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_LOCALE, isLocale, type Locale } from '../i18n';
 import { areaOfHost, type HostContext } from '../shared/hosts';
+import { forwardedClientIp, type ProxyTrust } from './proxy';
 
 export type Theme = 'dark' | 'light' | 'auto';
 
@@ -97,13 +98,12 @@ export function requestBasics(headers: { cookie?: string | null; acceptLanguage?
   };
 }
 
-/** The client address; behind a trusted proxy the first X-Forwarded-For entry. */
-export function clientIp(request: Request, address: string, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  return address;
+/**
+ * The client address; behind trusted proxies the entry of X-Forwarded-For the nearest of them added
+ * (counted from the right: whatever the client put on the left is its own claim).
+ */
+export function clientIp(request: Request, address: string, trustProxy: boolean | ProxyTrust | null | undefined): string {
+  return forwardedClientIp(request.headers.get('x-forwarded-for'), address, trustProxy ?? null);
 }
 
 /**

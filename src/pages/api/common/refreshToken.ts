@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { api, ok, readInput } from '../../../lib/server/http';
+import { api, ok, readInput, requestIsHttps } from '../../../lib/server/http';
 import { refreshSession } from '../../../lib/server/auth/sessions';
 import { setSessionCookies } from '../../../lib/server/auth/guard';
 import { REFRESH_COOKIE, SESSION_COOKIE } from '../../../lib/server/request-context';
@@ -16,6 +16,6 @@ export const POST = api(async (ctx) => {
   const refresh = input.refreshToken || input.refresh_token || ctx.cookies.get(REFRESH_COOKIE)?.value || '';
   const access = ctx.request.headers.get('ba-user-token') || ctx.cookies.get(SESSION_COOKIE)?.value || '';
   const next = await refreshSession(runtime.db, runtime.tokenSecret, refresh, access, runtime.sessions);
-  setSessionCookies(ctx.cookies, next.token, next.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
+  setSessionCookies(ctx.cookies, next.token, next.refreshToken, runtime.config.siteDomain, requestIsHttps(ctx));
   return ok({ type: 'user-refresh', token: next.token, refresh_token: next.refreshToken });
 });

@@ -1,0 +1,118 @@
+// Runs Debian's nginx in front of a test server with the configuration README documents
+// (deploy/nginx/atrium.conf): TLS with a throwaway self-signed certificate, every file nginx writes
+// (pid, logs, temp bodies) inside a temp folder, stopped after the test.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { ROOT, TMP } from './paths';
+import type { RawResponse } from './server';
+
+export const NGINX = process.env.NGINX_PATH || '/usr/sbin/nginx';
+export const NGINX_MISSING = existsSync(NGINX) ? null : `nginx not found at ${NGINX} (apt-get install nginx-light): proxy tests skipped`;
+/** The file README points to. */
+export const DEPLOY_CONF = join(ROOT, 'deploy/nginx/atrium.conf');
+
+export interface Nginx {
+  /** https://127.0.0.1:port: TLS as the visitor sees it. */
+  httpsPort: number;
+  httpPort: number;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The deploy configuration with its ports, upstream and certificate pointed at this test. */
+export function deployConfig(upstreamPort: number, httpsPort: number, httpPort: number, cert: string, key: string): string {
+  const conf = readFileSync(DEPLOY_CONF, 'utf8');
+  const out = conf
+    .replace('listen 443 ssl;', `listen 127.0.0.1:${httpsPort} ssl;`)
+    .replace('listen 80;', `listen 127.0.0.1:${httpPort};`)
+    .replace(/ssl_certificate\s+\S+;/, `ssl_certificate ${cert};`)
+    .replace(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${key};`)
+    .replace('proxy_pass http://127.0.0.1:4321;', `proxy_pass http://127.0.0.1:${upstreamPort};`);
+  for (const needle of [`${httpsPort} ssl`, `:${httpPort};`, cert, key, `:${upstreamPort};`]) {
+    if (!out.includes(needle)) throw new Error(`deploy/nginx/atrium.conf changed shape: could not place ${needle}`);
+  }
+  return out;
+}
+
+/** Starts nginx with deploy/nginx/atrium.conf in front of 127.0.0.1:upstreamPort. */
+export async function startNginx(upstreamPort: number): Promise<Nginx> {
+  mkdirSync(TMP, { recursive: true });
+  const dir = mkdtempSync(join(TMP, 'nginx-'));
+  // When tests run as root nginx's workers become `nobody`: they must be able to write temp bodies.
+  chmodSync(dir, 0o755);
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  const ssl = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=example.com', '-keyout', key, '-out', cert], { encoding: 'utf8' });
+  if (ssl.status !== 0) throw new Error(`openssl failed: ${ssl.stderr}`);
+  const [httpsPort, httpPort] = [await freePort(), await freePort()];
+  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => {
+    const p = join(dir, `${k}_temp`);
+    mkdirSync(p);
+    chmodSync(p, 0o777);
+    return `  ${k}_temp_path ${p};`;
+  });
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(conf, `daemon off;
+master_process on;
+worker_processes 1;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'error.log')} warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+${temps.join('\n')}
+${deployConfig(upstreamPort, httpsPort, httpPort, cert, key)}
+}
+`);
+  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGQUIT');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  for (let i = 0; i < 250; i++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited at start: ${stderr}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
+    try {
+      await viaTls(httpsPort, '/healthz');
+      return { httpsPort, httpPort, stop };
+    } catch { await new Promise((r) => setTimeout(r, 20)); }
+  }
+  await stop();
+  throw new Error(`nginx did not answer within 5 s: ${stderr}`);
+}
+
+/** A request to nginx over TLS as `example.com` (the certificate is self-signed). */
+export function viaTls(port: number, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { host: 'example.com', ...init.headers };
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    const req = httpsRequest({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers, servername: 'example.com', rejectUnauthorized: false, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const text = body.toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
+      });
+    });
+    req.on('error', reject);
+    if (init.body) req.write(init.body);
+    req.end();
+  });
+}
