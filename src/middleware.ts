@@ -6,7 +6,8 @@ import { clearSessionCookie, setSessionCookies } from './lib/server/auth/guard';
 import { Code } from './lib/shared/codes';
 import { assertRouteMiddleware, matchRoute } from './lib/shared/routes';
 import { normalizeApiPath } from './lib/shared/hosts';
-import { apiLocale, envelope, errorResponse, rateLimitReply, requestIp, requestIsHttps } from './lib/server/http';
+import { apiLocale, envelope, errorResponse, isBadInputError, rateLimitReply, requestIp, requestIsHttps } from './lib/server/http';
+import { CONTROL_CHARS } from './lib/shared/validation/common';
 import { translator } from './lib/i18n';
 import { ROUTE_MIDDLEWARE } from './lib/server/route-middleware';
 import { getDevRuntime } from './lib/server/dev-runtime';
@@ -62,13 +63,23 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
   if (locals.route === undefined) {
     locals.route = matchRoute(url.pathname);
     if (locals.route && !locals.route.valid) return new Response(null, { status: 404 });
+    // A control character (NUL…) in the query is nothing any page can look up.
+    if (url.search && hasControlChars(url.searchParams)) return new Response(null, { status: 404 });
     for (const name of locals.route?.route.middleware ?? []) {
       const stop = await ROUTE_MIDDLEWARE[name as keyof typeof ROUTE_MIDDLEWARE](ctx);
       if (stop) return stop;
     }
   }
   const generation = locals.runtime.pageCache.generation;
-  const response = await maybeCache(request, locals, await next(), generation);
+  let rendered: Response;
+  try {
+    rendered = await next();
+  } catch (err) {
+    // Input the database refused (a number beyond its column): nothing to show, not a server fault.
+    if (isBadInputError(err)) return new Response(null, { status: 404 });
+    throw err;
+  }
+  const response = await maybeCache(request, locals, rendered, generation);
   return compressResponse(request, response);
 });
 
@@ -93,6 +104,11 @@ async function maybeCache(request: Request, locals: App.Locals, response: Respon
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function hasControlChars(params: URLSearchParams): boolean {
+  for (const [k, v] of params) if (CONTROL_CHARS.test(k) || CONTROL_CHARS.test(v)) return true;
+  return false;
+}
 
 /**
  * Finds the member behind the request: header `ba-user-token` (API clients) or the HttpOnly cookie

@@ -4,6 +4,7 @@ import { Code, type Envelope } from '../shared/codes';
 import { lookup, translateAny, translator, type AnyKey, type Locale } from '../i18n';
 import { clientIp } from './request-context';
 import { forwardedProto } from './proxy';
+import { findControlChars } from '../shared/validation/common';
 
 
 /** The one error services throw: a message key, optional field errors, and the envelope code. */
@@ -49,6 +50,10 @@ export function errorResponse(err: unknown, locale: Locale, requestId: string, l
     // "Incorrect parameter" tells the user nothing: the first field's own message says what to fix.
     const first = err.key === 'api.invalidInput' && fields ? Object.values(fields)[0] : undefined;
     return envelope({ code, msg: first ?? translateAny(locale, err.key, values), data: fields ? { ...(data as object | undefined), fields } : (data ?? null) }, status);
+  }
+  if (isBadInputError(err)) {
+    log?.('input refused by the database', { requestId, err: err instanceof Error ? err.message : String(err) });
+    return envelope({ code: Code.error, msg: t('api.invalidInput'), data: null });
   }
   log?.('unhandled error', { requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
   return envelope({ code: Code.error, msg: t('api.internal', { requestId }), data: null }, 500);
@@ -98,8 +103,18 @@ function issueMessage(issue: z.core.$ZodIssue, t: ReturnType<typeof translator<'
   }
 }
 
-/** The raw input of a call: the query string for GET/HEAD, the JSON body otherwise. */
+/**
+ * The raw input of a call: the query string for GET/HEAD, the JSON body otherwise. A control
+ * character anywhere in it (NUL, which PostgreSQL refuses, and the rest) is a field error.
+ */
 export async function readRaw(ctx: APIContext): Promise<unknown> {
+  const value = await readRawUnchecked(ctx);
+  const bad = findControlChars(value);
+  if (bad) throw new AppError('api.invalidInput', { fieldKeys: { [bad]: 'validation.controlChars' } });
+  return value;
+}
+
+async function readRawUnchecked(ctx: APIContext): Promise<unknown> {
   if (ctx.request.method === 'GET' || ctx.request.method === 'HEAD') return Object.fromEntries(ctx.url.searchParams);
   const text = await ctx.request.text();
   if (text.trim() === '') return {};
@@ -108,6 +123,18 @@ export async function readRaw(ctx: APIContext): Promise<unknown> {
   } catch {
     throw new AppError('api.invalidJson', { fieldKeys: { body: 'api.invalidJson' } });
   }
+}
+
+/**
+ * PostgreSQL's answer to input no schema should have let through (a number beyond its column, a
+ * NUL byte, text that is not a number): a bad request, not a server fault.
+ */
+export function isBadInputError(err: unknown): boolean {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '22003' || code === '22P02' || code === '22021' || code === '22P05') return true;
+  }
+  return false;
 }
 
 /** Checks raw input against a shared schema; failures become code 0 with field errors. */

@@ -2,6 +2,8 @@
 // Pages live in src/pages as usual; the server middleware matches a request here first, runs the
 // named route middleware and answers 404 for parameters that fail their rule.
 
+import { CONTROL_CHARS, INT_MAX } from './validation/common';
+
 export type Layout = 'ask' | 'common' | 'default' | 'doc' | 'modules' | 'user' | 'none';
 export type RouteMiddleware = 'auth' | 'user-mount';
 
@@ -11,10 +13,14 @@ export interface RouteDef {
   pattern: string;
   layout: Layout;
   middleware?: readonly string[];
-  params?: Readonly<Record<string, RegExp>>;
+  params?: Readonly<Record<string, ParamRule>>;
 }
 
-const ID = /^[1-9]\d{0,17}$/;
+/** A parameter rule: a RegExp or anything with the same `test`. */
+export interface ParamRule { test(value: string): boolean }
+
+/** A row id: 1…2,147,483,647 (PostgreSQL `integer`); beyond that no row can exist, so 404. */
+const ID: ParamRule = { test: (v) => /^[1-9]\d{0,9}$/.test(v) && Number(v) <= INT_MAX };
 const SLUG = /^[A-Za-z0-9][\w.-]{0,99}$/;
 const USER = ['user-mount', 'auth'] as const;
 
@@ -91,6 +97,7 @@ export function matchRoute(pathname: string): RouteMatch | null {
       let value: string;
       try { value = decodeURIComponent(raw); } catch { valid = false; return; }
       params[name] = value;
+      if (CONTROL_CHARS.test(value)) valid = false;
       const rule = route.params?.[name];
       if (rule && !rule.test(value)) valid = false;
     });

@@ -25,4 +25,6 @@ export default {
   'validation.tag': 'A tag may contain letters, digits and + # . - and be at most 30 characters',
   'validation.tags': 'At most 5 tags',
   'validation.reportReason': 'Please give a reason for the report (2 to 500 characters)',
+  'validation.controlChars': 'Contains control characters (such as NUL) that cannot be saved; remove them and try again',
+  'validation.nameInvisible': 'Names may not contain invisible or direction-changing characters',
 } as const satisfies Messages<typeof zh>;

@@ -23,4 +23,6 @@ export default {
   'validation.tag': '标签只能包含文字、数字和 + # . -，最长 30 个字符',
   'validation.tags': '最多 5 个标签',
   'validation.reportReason': '请写明举报理由（2 到 500 个字符）',
+  'validation.controlChars': '包含无法保存的控制字符（例如 NUL），请删除后重试',
+  'validation.nameInvisible': '名称不能包含不可见字符或改变文字方向的字符',
 } as const;

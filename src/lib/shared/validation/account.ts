@@ -1,6 +1,7 @@
 // Validation of member input, shared by the API and the forms (spec §5). Messages are i18n keys of
 // the `validation` group: the server and the browser say the same thing in the same words.
 import { z } from 'zod';
+import { INT_MAX } from './common';
 
 export const USERNAME = /^[a-zA-Z][a-zA-Z0-9_]{2,14}$/;
 export const PASSWORD = /^(?!.*[&<>"'\n\r]).{6,32}$/s;
@@ -93,5 +94,5 @@ export const InvoiceInput = z.object({
   tax_id: z.string().trim().max(30).regex(/^[0-9A-Z]{0,30}$/, { error: 'validation.taxId' }).optional(),
   email,
   /** A module order paid from the balance, when the request is for that order. */
-  order_id: z.coerce.number().int().min(0).optional(),
+  order_id: z.coerce.number().int().min(0).max(INT_MAX).optional(),
 }).strict();

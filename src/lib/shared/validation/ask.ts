@@ -1,5 +1,6 @@
 // Forum input, shared by the API and the forms. Messages are keys of the `validation` group.
 import { z } from 'zod';
+import { INT_MAX } from './common';
 
 /** Longest markdown body accepted for a post or reply (characters). */
 export const MAX_BODY = 30_000;
@@ -8,7 +9,7 @@ export const MAX_TAGS = 5;
 export const TAG = /^[\p{L}\p{N}][\p{L}\p{N}+#.\-]{0,29}$/u;
 
 const nonce = z.string().trim().regex(/^[A-Za-z0-9_-]{8,40}$/).optional();
-const id = z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' });
+const id = z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }).max(INT_MAX);
 const body = (max: number) => z.string({ error: 'validation.content' }).trim()
   .min(1, { error: 'validation.content' })
   .max(max, { error: max === MAX_COMMENT ? 'validation.commentTooLong' : 'validation.bodyTooLong' });
@@ -25,7 +26,7 @@ export const PostInput = z.object({
 export const ReplyInput = z.object({
   post_id: id,
   /** A reply's id to comment on it; 0 or absent replies to the post. */
-  parent_id: z.coerce.number().int().min(0).default(0),
+  parent_id: z.coerce.number().int().min(0).max(INT_MAX).default(0),
   content: z.string().optional(),
   nonce,
 }).strict().transform((v, ctx) => {
@@ -67,17 +68,17 @@ export type AskTab = (typeof ASK_TABS)[number];
 
 export const ListInput = z.object({
   tab: z.enum(ASK_TABS).default('latest'),
-  category: z.coerce.number().int().positive().optional(),
-  tag: z.coerce.number().int().positive().optional(),
-  user: z.coerce.number().int().positive().optional(),
+  category: z.coerce.number().int().positive().max(INT_MAX).optional(),
+  tag: z.coerce.number().int().positive().max(INT_MAX).optional(),
+  user: z.coerce.number().int().positive().max(INT_MAX).optional(),
   page: z.coerce.number().int().min(1).max(10_000).default(1),
   limit: z.coerce.number().int().min(1).max(50).default(20),
 });
 
 export const SearchInput = z.object({
   keywords: z.string().trim().max(100).default(''),
-  category: z.coerce.number().int().positive().optional(),
-  tag: z.coerce.number().int().positive().optional(),
+  category: z.coerce.number().int().positive().max(INT_MAX).optional(),
+  tag: z.coerce.number().int().positive().max(INT_MAX).optional(),
   sort: z.enum(['relevance', 'date']).default('relevance'),
   page: z.coerce.number().int().min(1).max(500).default(1),
   limit: z.coerce.number().int().min(1).max(50).default(20),

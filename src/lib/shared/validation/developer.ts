@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { email, mobile } from './account';
 import { isValidIdNumber } from './idcard';
+import { INT_MAX } from './common';
 
 /** Division codes as `/api/ajax/area` gives them: a province has 2 digits, its cities 4 starting with those 2. */
 export const PROVINCE_CODE = /^\d{2}$/;
@@ -34,7 +35,7 @@ export type ReviewType = (typeof REVIEW_TYPES)[number];
 /** An operator's decision: `id` is the member id for a developer, else the module or version id. */
 export const ReviewDecisionInput = z.object({
   type: z.enum(REVIEW_TYPES),
-  id: z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }),
+  id: z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }).max(INT_MAX),
   approve: z.boolean(),
   reason: z.string().trim().max(MAX_REASON, { error: 'developer.field.reasonLong' }).default(''),
 }).strict().superRefine((v, ctx) => {

@@ -2,6 +2,7 @@
 // Messages are keys of the `market` and `validation` groups.
 import { z } from 'zod';
 import { MODULE_UID, SEMVER } from '../market';
+import { INT_MAX } from './common';
 
 export const MAX_REVIEW = 2_000;
 export const MAX_REVIEW_REPLY = 1_000;
@@ -26,7 +27,7 @@ export const ReviewInput = z.object({
 }).strict();
 
 export const ReviewReplyInput = z.object({
-  review_id: z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }),
+  review_id: z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }).max(INT_MAX),
   content: z.string({ error: 'market.replyLength' }).trim().min(1, { error: 'market.replyLength' }).max(MAX_REVIEW_REPLY, { error: 'market.replyLength' }),
 }).strict();
 

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { MODULE_CATEGORIES, MODULE_UID, SEMVER } from '../market';
 import { TAG } from './ask';
+import { INT_MAX } from './common';
 
 export const MAX_DESCRIPTION = 30_000;
 export const MAX_CHANGELOG = 10_000;
@@ -30,7 +31,7 @@ export function splitTags(text: string): string[] {
   });
 }
 
-const id = z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' });
+const id = z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }).max(INT_MAX);
 const yuan = (key: string) => z.union([z.string(), z.number()], { error: key }).transform((v) => String(v).trim()).pipe(z.string().regex(YUAN, { error: key }));
 /** An image the developer uploaded through /api/ajax/upload (the service checks the attachment). */
 const imageUrl = z.string({ error: 'devstudio.error.image' }).trim().max(255, { error: 'devstudio.error.image' })
@@ -84,7 +85,7 @@ export const VersionInput = z.object({
   /** The oldest Atrium release the package runs on; empty when any. */
   min_atrium: z.union([z.literal(''), z.string().trim().max(20, { error: 'devstudio.error.minAtrium' }).regex(SEMVER, { error: 'devstudio.error.minAtrium' })], { error: 'devstudio.error.minAtrium' }).default(''),
   /** The attachment id `POST /api/developer/package` replied with. */
-  package_id: z.coerce.number({ error: 'devstudio.error.package' }).int({ error: 'devstudio.error.package' }).positive({ error: 'devstudio.error.package' }),
+  package_id: z.coerce.number({ error: 'devstudio.error.package' }).int({ error: 'devstudio.error.package' }).positive({ error: 'devstudio.error.package' }).max(INT_MAX),
 }).strict().transform((v) => ({ moduleId: v.module_id, version: v.version, changelog: v.changelog, minAtrium: v.min_atrium, packageId: v.package_id }));
 export type VersionValues = z.output<typeof VersionInput>;
 

@@ -3,8 +3,9 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { markNoticesRead, noticePage } from '../../../lib/server/account/notices';
 import { PageInput } from '../../../lib/server/account/ledger-api';
+import { INT_MAX } from '../../../lib/shared/validation/common';
 
-export const ReadInput = z.object({ ids: z.array(z.number().int().positive()).min(1).max(100) }).strict();
+export const ReadInput = z.object({ ids: z.array(z.number().int().positive().max(INT_MAX)).min(1).max(100) }).strict();
 
 /** The site notices, newest first, with the member's read state. */
 export const GET = api(async (ctx) => {

@@ -3,8 +3,9 @@ import { AppError, api, ok, readInput } from '../../../lib/server/http';
 import { getPost } from '../../../lib/server/ask/posts';
 import { listReplies, viewerState } from '../../../lib/server/ask/replies';
 import { viewerOf } from '../../../lib/server/ask/access';
+import { INT_MAX } from '../../../lib/shared/validation/common';
 
-const Input = z.object({ id: z.coerce.number().int().positive(), page: z.coerce.number().int().min(1).max(10_000).default(1) });
+const Input = z.object({ id: z.coerce.number().int().positive().max(INT_MAX), page: z.coerce.number().int().min(1).max(10_000).default(1) });
 
 /** A post with a page of its replies, and the viewer's own vote and collection. */
 export const GET = api(async (ctx) => {
