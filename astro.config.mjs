@@ -21,6 +21,9 @@ export default defineConfig({
     },
   ],
   telemetry: false,
+  // src/middleware.ts refuses cross-site form posts itself, with the API's envelope on /api
+  // (Astro's check answered plain text).
+  security: { checkOrigin: false },
   server: { port: Number(process.env.PORT ?? 4321), host: process.env.HOST ?? 'localhost' },
   build: { inlineStylesheets: 'never' },
   prefetch: false,

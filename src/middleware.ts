@@ -44,8 +44,9 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
     // Controllers are case-insensitive (`/api/Cos/callback`); the server lower-cases them, `astro dev` here.
     const normal = normalizeApiPath(url.pathname);
     if (normal !== url.pathname) return ctx.rewrite(normal + url.search);
-    // A session carried by cookie must come from our own pages for anything that changes state.
-    if (locals.session?.viaCookie && !SAFE_METHODS.has(request.method) && !fromOwnSite(request.headers.get('origin') ?? request.headers.get('referer'), request.headers.get('host'), locals.runtime.config.siteDomain)) {
+    // A session carried by cookie must come from our own pages for anything that changes state, and
+    // so must a body a plain HTML form can send cross-site (Astro's own check is off: it answered text).
+    if (!SAFE_METHODS.has(request.method) && (locals.session?.viaCookie || formLike(request)) && !ownSite(ctx)) {
       return envelope({ code: Code.error, msg: translator(locals.apiLocale, 'api')('api.forbiddenOrigin'), data: null }, 403);
     }
     const limited = await rateLimitReply(ctx, `api:${requestIp(ctx)}`, locals.runtime.config.apiRateLimit, 60);
@@ -53,10 +54,17 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
     let response: Response;
     try {
       response = await next();
+      // An endpoint without a handler for this method: Astro answers its HTML 404 page.
+      if (response.status === 404 && !(response.headers.get('content-type') ?? '').includes('json')) response = await wrongMethod(ctx);
     } catch (err) {
       response = errorResponse(err, locals.apiLocale, locals.requestId, locals.runtime.log.error);
     }
     return compressResponse(request, response);
+  }
+
+  // No page takes a form post: one from another site is refused, as Astro's origin check did.
+  if (!SAFE_METHODS.has(request.method) && formLike(request) && !ownSite(ctx)) {
+    return new Response('Cross-site form submissions are forbidden', { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   }
 
   // Pages: the route table decides parameters and route middleware before the page renders.
@@ -104,6 +112,32 @@ async function maybeCache(request: Request, locals: App.Locals, response: Respon
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A body type an HTML form (or a no-cors fetch) can send from any site, or none at all. */
+function formLike(request: Request): boolean {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === '' || type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data' || type === 'text/plain';
+}
+
+function ownSite(ctx: APIContext): boolean {
+  const { request, locals } = ctx;
+  return fromOwnSite(request.headers.get('origin') ?? request.headers.get('referer'), request.headers.get('host'), locals.runtime.config.siteDomain);
+}
+
+// Every API module, loaded only to learn which methods a path answers when a request used another.
+const API_MODULES = import.meta.glob<Record<string, unknown>>('./pages/api/**/*.ts');
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** 405 with `Allow` when the path has a handler for other methods; else the API's 404 envelope. */
+async function wrongMethod(ctx: APIContext): Promise<Response> {
+  const t = translator(ctx.locals.apiLocale, 'api');
+  const path = ctx.url.pathname.replace(/\/+$/, '');
+  const load = API_MODULES[`./pages${path}.ts`] ?? API_MODULES[`./pages${path}/index.ts`];
+  const mod = load ? await load() : null;
+  const allowed = mod ? METHODS.filter((m) => typeof mod[m] === 'function' || (m === 'HEAD' && typeof mod.GET === 'function')) : [];
+  if (!allowed.length) return envelope({ code: Code.error, msg: t('api.notFound', { path: ctx.url.pathname }), data: null }, 404);
+  return envelope({ code: Code.error, msg: t('api.methodNotAllowed', { method: ctx.request.method }), data: null }, 405, { allow: allowed.join(', ') });
+}
 
 function hasControlChars(params: URLSearchParams): boolean {
   for (const [k, v] of params) if (CONTROL_CHARS.test(k) || CONTROL_CHARS.test(v)) return true;

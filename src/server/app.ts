@@ -1,6 +1,7 @@
 // The request handler of Atrium's HTTP server: answers what needs no rendering (health, static
 // files, cached pages) itself and hands the rest to Astro.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Runtime } from '../lib/server/runtime';
 import { PageCache, type CachedPage } from '../lib/server/page-cache';
 import { pickEncoding } from '../lib/server/compress';
@@ -90,6 +91,31 @@ function humanBytes(n: number): string {
   return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MB` : `${Math.round(n / 1024)} KB`;
 }
 
+/**
+ * A request Node could not parse (headers or address over its limit, malformed): answered before
+ * any handler runs. On /api the reply is still the envelope, in the language the raw headers ask for.
+ */
+export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+  if (!socket.writable || (err.code === 'ECONNRESET')) { socket.destroy(); return; }
+  const head = err.rawPacket?.toString('latin1') ?? '';
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const isApi = /^[A-Z]+ \/api\//.test(head);
+  let body: string;
+  let type: string;
+  if (isApi) {
+    const header = (name: string): string | undefined => new RegExp(`\r\n${name}:[ \t]*([^\r\n]*)`, 'i').exec(head)?.[1];
+    const locale = apiLocale(header, negotiateLocale(header('cookie'), header('accept-language')));
+    const t = translator(locale, 'api');
+    body = JSON.stringify({ code: 0, msg: tooLarge ? t('api.headersTooLarge', { limit: humanBytes(maxHeaderSize) }) : t('api.badRequest'), data: null, time: Math.floor(Date.now() / 1000) });
+    type = 'application/json; charset=utf-8';
+  } else {
+    body = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
+    type = 'text/plain; charset=utf-8';
+  }
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: ${type}\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`);
+}
+
 export interface AtriumApp {
   server: Server;
   /** Requests being answered right now. */
@@ -164,5 +190,6 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
     }
   });
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => answerClientError(err, socket));
   return { server, inFlight: () => inFlight, drain: () => { shuttingDown = true; } };
 }

@@ -16,6 +16,8 @@ export default {
   'api.invalidJson': 'The request body is not valid JSON',
   'api.invalidInput': 'Incorrect parameter!',
   'api.forbiddenOrigin': 'Cross-site request refused',
+  'api.headersTooLarge': 'The request headers or address are too long (at most {limit} in all)',
+  'api.badRequest': 'The request could not be read',
   'field.required': 'Required',
   'field.unknown': 'Unknown field',
   'field.type': 'Wrong type, expected {expected}',

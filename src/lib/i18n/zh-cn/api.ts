@@ -14,6 +14,8 @@ export default {
   'api.invalidJson': '请求内容不是有效的 JSON',
   'api.invalidInput': '请求参数不正确',
   'api.forbiddenOrigin': '跨站请求被拒绝',
+  'api.headersTooLarge': '请求头或地址过长（合计最多 {limit}）',
+  'api.badRequest': '无法解析该请求',
   'field.required': '必填',
   'field.unknown': '不支持的字段',
   'field.type': '类型不正确，应为{expected}',
