@@ -12,6 +12,7 @@ import { apiLocale } from '../lib/server/http';
 import { loadStaticFiles, type StaticFile } from './static';
 import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } from './upload';
 import { appLocals } from '../lib/server/app-locals';
+import { replyAfterBody } from './drain';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
 
@@ -168,9 +169,12 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
           const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
           const t = translator(locale, 'api');
           const tooLarge = length > config.maxBodyBytes;
-          res.setHeader('connection', 'close');
-          sendEnvelope(res, tooLarge ? 413 : 411, 0, tooLarge ? t('api.tooLarge', { limit: humanBytes(config.maxBodyBytes) }) : t('api.lengthRequired'));
-          req.resume();
+          const msg = tooLarge ? t('api.tooLarge', { limit: humanBytes(config.maxBodyBytes) }) : t('api.lengthRequired');
+          // Read and drop what the client is still sending (bounded), so the reply reaches it.
+          replyAfterBody(req, (close) => {
+            if (close) res.setHeader('connection', 'close');
+            sendEnvelope(res, tooLarge ? 413 : 411, 0, msg);
+          });
           return;
         }
       }

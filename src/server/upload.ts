@@ -21,6 +21,7 @@ import { checkZip } from '../lib/server/market/zip';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 import { formatDate } from '../lib/shared/date';
+import { replyAfterBody } from './drain';
 
 export interface UploadContext {
   locale: Locale;
@@ -293,13 +294,11 @@ function sendJson(res: ServerResponse, status: number, code: number, msg: string
 }
 
 /**
- * Replies before the body was read to the end: the connection closes after the reply (the rest
- * of the body is not worth reading), and what has arrived is discarded.
+ * Replies before the body was read to the end: the rest of the body is read and dropped first
+ * (within bounds: drain.ts), so a client still sending gets the reply rather than a reset.
  */
 function sendEarly(req: IncomingMessage, res: ServerResponse, status: number, code: number, msg: string, data: unknown, headers: Record<string, string> = {}): void {
-  if (!req.complete) headers = { ...headers, connection: 'close' };
-  sendJson(res, status, code, msg, data, headers);
-  if (!req.complete) req.resume();
+  replyAfterBody(req, (close) => sendJson(res, status, code, msg, data, close ? { ...headers, connection: 'close' } : headers));
 }
 
 /** The upload breaks a rule: `key` is the message to answer with. */
