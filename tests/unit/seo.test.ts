@@ -361,3 +361,20 @@ describe('routes of the feeds and sitemaps', () => {
     expect(matchRoute('/ask/feed/a%2Fb.xml')?.valid).toBe(false);
   });
 });
+
+describe('the public origin', () => {
+  const headers = (host: string): Headers => new Headers({ host });
+  it('takes SITE_URL whatever Host the request names', () => {
+    const o = publicOrigin(new URL('http://evil.example/'), headers('evil.example'), plain, { trustProxy: false, siteUrl: 'https://site.example' });
+    expect(absoluteUrl('/ask/info/5', o)).toBe('https://site.example/ask/info/5');
+  });
+  it('names a Host only when the operator allowed it (or it is a loopback name), else stays relative', () => {
+    const evil = publicOrigin(new URL('http://evil.example/'), headers('evil.example'), plain, { trustProxy: false });
+    expect(evil.requestHost).toBeNull();
+    expect(absoluteUrl('/ask/info/5', evil)).toBe('/ask/info/5');
+    const allowed = publicOrigin(new URL('http://x/'), headers('forum.example:8080'), plain, { trustProxy: false, allowedHosts: ['forum.example'] });
+    expect(absoluteUrl('/ask', allowed)).toBe('http://forum.example:8080/ask');
+    expect(publicOrigin(new URL('http://x/'), headers('127.0.0.1:4321'), plain, false).requestHost).toBe('127.0.0.1:4321');
+    expect(publicOrigin(new URL('http://x/'), headers('ask.example.com'), onAsk, false).requestHost).toBe('ask.example.com');
+  });
+});

@@ -3,9 +3,9 @@ import { askFeed, publicOrigin } from '../../lib/server/seo/sitemap';
 import { siteChrome } from '../../lib/server/site/chrome';
 
 /** RSS of the newest published forum posts; channel texts in the request's language. */
-export const GET: APIRoute = async ({ locals, request, url }) => {
+export const GET: APIRoute = async ({ locals, request, url, clientAddress }) => {
   const { runtime, locale, host } = locals;
-  const origin = publicOrigin(url, request.headers, host, runtime.config.trustProxy);
+  const origin = publicOrigin(url, request.headers, host, runtime.config, clientAddress);
   const { siteName } = await siteChrome(runtime.site, locale, host);
   const body = await askFeed(runtime.db, { locale, origin, siteName });
   locals.cacheTags = ['site', 'ask'];

@@ -7,6 +7,7 @@ import { askCategory, askPost, mdBook, mdPage, module } from '../db/schema';
 import { translator, type Locale } from '../../i18n';
 import { areaOfPath, linkFor, type HostContext } from '../../shared/hosts';
 import { chunkUrls, MAX_SITEMAP_URLS, rssFeed, sitemapIndexXml, sitemapXml } from './feeds';
+import { forwardedProto, type ProxyTrust } from '../proxy';
 
 // ---------------------------------------------------------------------------------------------
 // Absolute URLs
@@ -15,16 +16,52 @@ import { chunkUrls, MAX_SITEMAP_URLS, rssFeed, sitemapIndexXml, sitemapXml } fro
 export interface PublicOrigin {
   /** `http:` or `https:`. */
   protocol: string;
-  /** The request's Host header, with its port. */
-  requestHost: string;
+  /**
+   * The host (with its port) absolute URLs name: SITE_URL's, or the request's Host when the
+   * operator allowed it; null when neither, and URLs stay relative to the page.
+   */
+  requestHost: string | null;
   host: HostContext;
 }
 
-/** The scheme and host the visitor used; X-Forwarded-Proto counts only behind a trusted proxy. */
-export function publicOrigin(url: URL, headers: Headers, host: HostContext, trustProxy: boolean): PublicOrigin {
-  const forwarded = trustProxy ? headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() : undefined;
-  const protocol = forwarded === 'https' || forwarded === 'http' ? `${forwarded}:` : url.protocol;
-  return { protocol, requestHost: headers.get('host') || url.host, host };
+/** The settings publicOrigin reads (a ServerConfig fits). */
+export interface OriginSettings {
+  trustProxy: boolean;
+  proxy?: ProxyTrust | null;
+  /** SITE_URL's origin, e.g. `https://example.com`. */
+  siteUrl?: string | null;
+  /** Host names (optionally with port) absolute URLs may name when SITE_URL is unset. */
+  allowedHosts?: readonly string[];
+}
+
+// Loopback names cannot point a visitor anywhere else: local runs and tests keep absolute URLs.
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/;
+
+/** Whether absolute URLs may name this Host header value. */
+export function hostAllowed(requestHost: string, allowed: readonly string[] = [], siteDomain: string | null = null): boolean {
+  const h = requestHost.toLowerCase();
+  if (LOOPBACK.test(h)) return true;
+  const bare = h.replace(/:\d+$/, '');
+  if (siteDomain && (bare === siteDomain || bare.endsWith(`.${siteDomain}`))) return true;
+  return allowed.some((a) => a === h || a === bare);
+}
+
+/**
+ * The scheme and host absolute URLs use. SITE_URL wins; with SITE_DOMAIN the canonical hosts come
+ * from it; otherwise the request's Host only when the operator allowed it (ALLOWED_HOSTS, or a
+ * loopback name), else none: a forged `Host: evil.example` never reaches the sitemap or a link.
+ * X-Forwarded-Proto counts only from a trusted proxy. (A bare boolean is the older trustProxy form.)
+ */
+export function publicOrigin(url: URL, headers: Headers, host: HostContext, settings: OriginSettings | boolean, peer = ''): PublicOrigin {
+  const cfg: OriginSettings = typeof settings === 'boolean' ? { trustProxy: settings } : settings;
+  if (cfg.siteUrl) {
+    const site = new URL(cfg.siteUrl);
+    return { protocol: site.protocol, requestHost: site.host, host };
+  }
+  const forwarded = forwardedProto(headers.get('x-forwarded-proto'), peer, cfg.proxy ?? cfg.trustProxy);
+  const protocol = forwarded ? `${forwarded}:` : url.protocol;
+  const requestHost = headers.get('host') || url.host;
+  return { protocol, requestHost: hostAllowed(requestHost, cfg.allowedHosts, host.siteDomain) ? requestHost : null, host };
 }
 
 /**
@@ -44,7 +81,8 @@ export function absoluteUrl(appPath: string, origin: PublicOrigin): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(appPath)) return appPath;
   if (appPath.startsWith('//')) return `${origin.protocol}${appPath}`;
   const href = canonicalHref(appPath, origin.host);
-  return href.startsWith('//') ? `${origin.protocol}${href}` : `${origin.protocol}//${origin.requestHost}${href}`;
+  if (href.startsWith('//')) return `${origin.protocol}${href}`;
+  return origin.requestHost ? `${origin.protocol}//${origin.requestHost}${href}` : href;
 }
 
 // Parameters that only say where a visitor came from: a canonical URL never carries them.

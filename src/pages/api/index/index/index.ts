@@ -18,7 +18,8 @@ export const GET = api(async (ctx) => {
     if (ctx.locals.tokenExpired) throw tokenExpired();
     throw new AppError('api.needLogin', { code: Code.login, data: { type: 'need login' } });
   }
-  const site = await siteInfo(runtime.site, locale, host, ctx.request.headers.get('host') ?? ctx.url.host);
+  // The public origin's host when configured (SITE_URL), never a forged Host header in its place.
+  const site = await siteInfo(runtime.site, locale, host, runtime.config.siteUrl ? new URL(runtime.config.siteUrl).host : ctx.request.headers.get('host') ?? ctx.url.host);
   const openMemberCenter = (await runtime.site.get('open_member_center', '1')) === '1';
   if (!user) {
     return ok({ site, openMemberCenter, userInfo: null, rules: await runtime.rules.forVisitor(locale), menus: [] });
