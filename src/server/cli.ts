@@ -177,8 +177,9 @@ async function run(args: string[]): Promise<number> {
           await runtime.sessions.forgetUser(row.id);
           process.stdout.write(`${row.username}: ${result.before} → ${result.after}\n`);
           return 0;
-        } catch {
-          process.stderr.write('The result would be negative; nothing was changed.\n');
+        } catch (err) {
+          const tooLarge = err instanceof AppError && err.key === 'account.amountTooLarge';
+          process.stderr.write(tooLarge ? 'The amount is too large: the balance or points would pass their limit; nothing was changed.\n' : 'The result would be negative; nothing was changed.\n');
           return 1;
         }
       }

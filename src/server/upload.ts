@@ -776,10 +776,13 @@ const STORAGE_TYPES: Record<string, string> = {
   xls: 'application/vnd.ms-excel', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
-/** Types a browser may show inline: raster images, audio, video, PDF and ZIP. SVG, HTML, XML and the rest download. */
+/**
+ * Types a browser may show inline: raster images, audio, video and ZIP. SVG, HTML, XML, PDF (its
+ * viewer runs scripts and browsers refuse to show it under a sandbox) and the rest download.
+ */
 function servedInline(type: string): boolean {
   if (type === 'image/svg+xml') return false;
-  return /^(image|audio|video)\//.test(type) || type === 'application/pdf' || type === 'application/zip';
+  return /^(image|audio|video)\//.test(type) || type === 'application/zip';
 }
 
 /**
@@ -846,10 +849,11 @@ async function sendStorageFile(req: IncomingMessage, res: ServerResponse, runtim
     etag,
     'last-modified': info.mtime.toUTCString(),
     'accept-ranges': 'bytes',
+    // Whatever a member uploaded runs nothing on our origin, even opened on its own.
+    'content-security-policy': 'sandbox',
   };
   if (!servedInline(type)) {
     headers['content-disposition'] = 'attachment';
-    headers['content-security-policy'] = 'sandbox';
   }
   const inm = req.headers['if-none-match'];
   if (inm && inm.split(',').some((v) => v.trim().replace(/^W\//, '') === etag)) {

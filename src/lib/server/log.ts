@@ -13,7 +13,21 @@ const ORDER = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 export function createLogger(level: ServerConfig['logLevel']): Logger {
   const write = (lvl: keyof typeof ORDER) => (msg: string, extra?: Record<string, unknown>): void => {
     if (ORDER[lvl] < ORDER[level]) return;
-    process.stderr.write(`[atrium] ${lvl} ${msg}${extra ? ` ${JSON.stringify(extra)}` : ''}\n`);
+    process.stderr.write(`[atrium] ${lvl} ${msg}${extra ? ` ${JSON.stringify(extra, scrub)}` : ''}\n`);
   };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+}
+
+/**
+ * Log the shape of a failed query, never its values: drizzle's errors end their message with
+ * `params: …` (member content, hashes, tokens), and PostgreSQL's `detail` repeats key values.
+ */
+export function scrubQueryValues(text: string): string {
+  return text.replace(/\nparams: [^\n]*/g, '\nparams: [hidden]').replace(/(Key \([^)]*\)=\()[^)]*(\))/g, '$1…$2');
+}
+
+function scrub(key: string, value: unknown): unknown {
+  if (typeof value === 'string') return scrubQueryValues(value);
+  if (value instanceof Error) return scrubQueryValues(value.stack ?? value.message);
+  return value;
 }

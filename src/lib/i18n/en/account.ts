@@ -40,4 +40,5 @@ export default {
   'account.invoiceOrderTaken': 'An invoice was already requested for this order',
   'account.invoiceRequested': 'Invoice requested',
   'account.captchaFailed': 'The captcha was not passed; please verify again',
+  'account.amountTooLarge': 'The amount is too large',
 } as const satisfies Messages<typeof zh>;

@@ -135,4 +135,5 @@ export default {
   'ask.feed.description': 'The newest posts in the {site} community',
   'ask.feed.categoryTitle': '{site} Community · {category}',
   'ask.feed.categoryDescription': 'The newest posts in {category} in the {site} community',
+  'ask.announcementOnly': 'Only moderators can post in this category',
 } as const satisfies Messages<typeof zh>;

@@ -35,6 +35,7 @@ export default {
   'developer.field.reasonLong': 'The reason can be at most 255 characters',
   'developer.apply.sent': 'Application submitted; please wait for the review',
   'developer.apply.approved': 'You are already a verified developer and cannot apply again',
+  'developer.apply.idNumberTaken': 'This ID number is already on another account\'s application',
   'developer.notice.approved': 'Your developer verification was approved',
   'developer.notice.rejected': 'Your developer verification was not approved',
   'developer.notice.moduleApproved': 'Your module was approved and is now on the market',

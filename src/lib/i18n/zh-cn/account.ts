@@ -38,4 +38,5 @@ export default {
   'account.invoiceOrderTaken': '该订单已经申请过发票',
   'account.invoiceRequested': '发票申请已提交',
   'account.captchaFailed': '人机验证未通过，请重新验证',
+  'account.amountTooLarge': '金额过大',
 } as const;

@@ -132,4 +132,5 @@ export default {
   'ask.feed.description': '{site} 社区的最新帖子',
   'ask.feed.categoryTitle': '{site} 社区 · {category}',
   'ask.feed.categoryDescription': '{site} 社区「{category}」分类的最新帖子',
+  'ask.announcementOnly': '只有版主可以在此分类发帖',
 } as const;

@@ -32,6 +32,7 @@ export default {
   'developer.field.reasonLong': '原因最多 255 个字符',
   'developer.apply.sent': '认证申请已提交，请等待审核',
   'developer.apply.approved': '你已是认证开发者，无需再次申请',
+  'developer.apply.idNumberTaken': '该身份证号码已用于其他账户的开发者申请',
   'developer.notice.approved': '你的开发者认证已通过',
   'developer.notice.rejected': '你的开发者认证未通过',
   'developer.notice.moduleApproved': '你的模块已通过审核并上架',

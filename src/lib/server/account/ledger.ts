@@ -12,13 +12,18 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
  * Changes a member's balance (cents) or points and appends the log row in one transaction that
  * locks the member: the newest log row's `after` always equals the value, whatever runs concurrently.
  */
+/** Largest balance (cents, a bigint read as a JS number: exact up to 2^53) and points (a PostgreSQL integer). */
+export const LEDGER_MAX = { money: Number.MAX_SAFE_INTEGER, score: 2_147_483_647 } as const;
+
 async function adjust(db: Db | Tx, kind: 'money' | 'score', userId: number, amount: number, memo: string): Promise<{ before: number; after: number }> {
   if (!Number.isInteger(amount) || amount === 0) throw new RangeError(`${kind} change must be a non-zero whole number`);
+  if (Math.abs(amount) > LEDGER_MAX[kind]) throw new AppError('account.amountTooLarge');
   return db.transaction(async (tx) => {
     const [row] = await tx.select({ value: kind === 'money' ? user.money : user.score }).from(user).where(eq(user.id, userId)).for('update');
     if (!row) throw new AppError('api.invalidInput');
     const after = row.value + amount;
     if (after < 0) throw new AppError('api.invalidInput');
+    if (after > LEDGER_MAX[kind]) throw new AppError('account.amountTooLarge');
     const t = now();
     const log = { userId, before: row.value, after, memo: memo.slice(0, 255), createTime: t };
     if (kind === 'money') {

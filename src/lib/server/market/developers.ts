@@ -33,6 +33,18 @@ export async function applyDeveloper(db: Db, userId: number, input: DeveloperApp
   if (!areaName(input.province)) throw new AppError('api.invalidInput', { fieldKeys: { province: 'developer.field.province' } });
   if (!cities(input.province).some((c) => c.value === input.city)) throw new AppError('api.invalidInput', { fieldKeys: { city: 'developer.field.city' } });
   const t = now();
+  // One identity, one developer: an ID number on another member's pending or approved application
+  // is refused. The transaction lock on the number makes two accounts applying at once take turns.
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`developer-id:${input.id_number}`}))`);
+    const [other] = await tx.select({ userId: developer.userId }).from(developer)
+      .where(and(eq(developer.idNumber, input.id_number), ne(developer.userId, userId), ne(developer.status, 'rejected'))).limit(1);
+    if (other) throw new AppError('developer.apply.idNumberTaken', { fieldKeys: { id_number: 'developer.apply.idNumberTaken' } });
+    return upsertApplication(tx as unknown as Db, userId, input, t);
+  });
+}
+
+async function upsertApplication(db: Db, userId: number, input: DeveloperApply, t: number): Promise<DeveloperRow> {
   const fields = {
     realName: input.real_name, idNumber: input.id_number, mobile: input.mobile, email: input.email,
     province: input.province, city: input.city, intro: input.intro,

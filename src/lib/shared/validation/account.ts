@@ -1,7 +1,7 @@
 // Validation of member input, shared by the API and the forms (spec §5). Messages are i18n keys of
 // the `validation` group: the server and the browser say the same thing in the same words.
 import { z } from 'zod';
-import { INT_MAX } from './common';
+import { INT_MAX, NAME_SPOOF_CHARS } from './common';
 
 export const USERNAME = /^[a-zA-Z][a-zA-Z0-9_]{2,14}$/;
 export const PASSWORD = /^(?!.*[&<>"'\n\r]).{6,32}$/s;
@@ -57,7 +57,9 @@ export const ProfileInput = z.object({
   avatar: z.string().trim().max(255).regex(/^(?:\/storage\/(?!.*\.\.)[^\s"'<>\\?#]+)?$/u, { error: 'validation.avatar' }).optional(),
   username: username.optional(),
   nickname: z.string({ error: 'validation.required' }).trim().min(1, { error: 'validation.nickname' }).max(50, { error: 'validation.nickname' })
-    .regex(/^[^<>"'&\u0000-\u001f]+$/u, { error: 'validation.nickname' }),
+    .regex(/^[^<>"'&\u0000-\u001f]+$/u, { error: 'validation.nickname' })
+    // Bidi overrides and zero-width characters make one name read as another.
+    .refine((v) => !NAME_SPOOF_CHARS.test(v), { error: 'validation.nameInvisible' }),
   gender: z.coerce.number().int().min(0).max(2).default(0),
   birthday: z.union([z.literal(''), z.null(), z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'validation.birthday' })]).optional(),
   motto: z.string().trim().max(255).optional(),

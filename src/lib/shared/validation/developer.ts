@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { email, mobile } from './account';
 import { isValidIdNumber } from './idcard';
-import { INT_MAX } from './common';
+import { INT_MAX, NAME_SPOOF_CHARS } from './common';
 
 /** Division codes as `/api/ajax/area` gives them: a province has 2 digits, its cities 4 starting with those 2. */
 export const PROVINCE_CODE = /^\d{2}$/;
@@ -13,7 +13,8 @@ export const MAX_REASON = 255;
 export const DeveloperApplyInput = z.object({
   real_name: z.string({ error: 'developer.field.realName' }).trim()
     .min(2, { error: 'developer.field.realName' }).max(30, { error: 'developer.field.realName' })
-    .regex(/^[^<>"'&`\u0000-\u001f]+$/u, { error: 'developer.field.realName' }),
+    .regex(/^[^<>"'&`\u0000-\u001f]+$/u, { error: 'developer.field.realName' })
+    .refine((v) => !NAME_SPOOF_CHARS.test(v), { error: 'validation.nameInvisible' }),
   id_number: z.string({ error: 'developer.field.idNumber' }).trim()
     .refine((v) => isValidIdNumber(v), { error: 'developer.field.idNumber' })
     .transform((v) => v.toUpperCase()),

@@ -22,7 +22,9 @@ export const DownloadInput = z.object({
 
 export const ReviewInput = z.object({
   uid,
-  rating: z.coerce.number({ error: 'market.rating' }).int({ error: 'market.rating' }).min(1, { error: 'market.rating' }).max(5, { error: 'market.rating' }),
+  // A number, or digits from a form; `true`, `[]` or `""` are not ratings (z.coerce would make them 1 or 0).
+  rating: z.union([z.number(), z.string().trim().regex(/^\d+$/).transform(Number)], { error: 'market.rating' })
+    .pipe(z.number().int({ error: 'market.rating' }).min(1, { error: 'market.rating' }).max(5, { error: 'market.rating' })),
   content: z.string().trim().max(MAX_REVIEW, { error: 'market.reviewLength' }).default(''),
 }).strict();
 

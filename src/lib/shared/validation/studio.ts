@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { MODULE_CATEGORIES, MODULE_UID, SEMVER } from '../market';
 import { TAG } from './ask';
-import { INT_MAX } from './common';
+import { INT_MAX, NAME_SPOOF_CHARS } from './common';
 
 export const MAX_DESCRIPTION = 30_000;
 export const MAX_CHANGELOG = 10_000;
@@ -50,7 +50,8 @@ export const ModuleInput = z.object({
   /** Present when editing one of the developer's modules. */
   id: id.optional(),
   uid: z.string({ error: 'devstudio.error.uid' }).trim().toLowerCase().regex(MODULE_UID, { error: 'devstudio.error.uid' }),
-  name: z.string({ error: 'devstudio.error.name' }).trim().min(2, { error: 'devstudio.error.name' }).max(60, { error: 'devstudio.error.name' }),
+  name: z.string({ error: 'devstudio.error.name' }).trim().min(2, { error: 'devstudio.error.name' }).max(60, { error: 'devstudio.error.name' })
+    .refine((v) => !NAME_SPOOF_CHARS.test(v), { error: 'validation.nameInvisible' }),
   summary: z.string().trim().max(150, { error: 'devstudio.error.summary' }).default(''),
   description: z.string({ error: 'devstudio.error.description' }).trim().min(1, { error: 'devstudio.error.description' })
     .max(MAX_DESCRIPTION, { error: 'devstudio.error.descriptionLong' }),

@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm';
-import { api, ok, readInput } from '../../../lib/server/http';
+import { api, AppError, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { createPost, updatePost } from '../../../lib/server/ask/posts';
 import { requireEditor, sameSubmission, viewerOf, writeLimit } from '../../../lib/server/ask/access';
-import { askPost } from '../../../lib/server/db/schema';
+import { askCategory, askPost } from '../../../lib/server/db/schema';
+import type { Db } from '../../../lib/server/db/client';
 import { PostInput } from '../../../lib/shared/validation/ask';
 import { translateAny } from '../../../lib/i18n';
 
@@ -13,8 +14,12 @@ export const POST = api(async (ctx) => {
   const { runtime, apiLocale } = ctx.locals;
   await requireEditor(runtime);
   const input = await readInput(ctx, PostInput);
+  const viewer = await viewerOf(runtime, member, apiLocale);
+  // Announcements are the site's voice: only members with the moderation rule post there.
+  if (!viewer?.moderator && (await isAnnouncementCategory(runtime.db, input.category_id))) {
+    throw new AppError('ask.announcementOnly', { fieldKeys: { category_id: 'ask.announcementOnly' } });
+  }
   if (input.id) {
-    const viewer = await viewerOf(runtime, member, apiLocale);
     await updatePost(runtime.db, viewer!, { ...input, id: input.id });
     await runtime.pageCache.invalidate(['ask']);
     return ok({ id: input.id }, translateAny(apiLocale, 'ask.post.saved'));
@@ -31,3 +36,8 @@ export const POST = api(async (ctx) => {
   await runtime.pageCache.invalidate(['ask']);
   return ok({ id }, translateAny(apiLocale, 'ask.post.published'));
 });
+
+async function isAnnouncementCategory(db: Db, id: number): Promise<boolean> {
+  const [row] = await db.select({ type: askCategory.type }).from(askCategory).where(eq(askCategory.id, id));
+  return row?.type === 'announcement';
+}
