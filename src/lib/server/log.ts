@@ -26,7 +26,7 @@ export function scrubQueryValues(text: string): string {
   return text.replace(/\nparams: [^\n]*/g, '\nparams: [hidden]').replace(/(Key \([^)]*\)=\()[^)]*(\))/g, '$1…$2');
 }
 
-function scrub(key: string, value: unknown): unknown {
+function scrub(_key: string, value: unknown): unknown {
   if (typeof value === 'string') return scrubQueryValues(value);
   if (value instanceof Error) return scrubQueryValues(value.stack ?? value.message);
   return value;
