@@ -55,7 +55,7 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
     try {
       response = await next();
       // An endpoint without a handler for this method: Astro answers its HTML 404 page.
-      if (response.status === 404 && !(response.headers.get('content-type') ?? '').includes('json')) response = await wrongMethod(ctx);
+      if (response.status === 404 && !(response.headers.get('content-type') ?? '').includes('json')) response = await wrongMethod(ctx, response);
     } catch (err) {
       response = errorResponse(err, locals.apiLocale, locals.requestId, locals.runtime.log.error);
     }
@@ -128,12 +128,17 @@ function ownSite(ctx: APIContext): boolean {
 const API_MODULES = import.meta.glob<Record<string, unknown>>('./pages/api/**/*.ts');
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
-/** 405 with `Allow` when the path has a handler for other methods; else the API's 404 envelope. */
-async function wrongMethod(ctx: APIContext): Promise<Response> {
+/**
+ * 405 with `Allow` when the path has handlers for other methods only; the API's 404 envelope when
+ * it has none; the handler's own 404 (a file not found, say) when it does answer this method.
+ */
+async function wrongMethod(ctx: APIContext, response: Response): Promise<Response> {
   const t = translator(ctx.locals.apiLocale, 'api');
   const path = ctx.url.pathname.replace(/\/+$/, '');
   const load = API_MODULES[`./pages${path}.ts`] ?? API_MODULES[`./pages${path}/index.ts`];
   const mod = load ? await load() : null;
+  const method = ctx.request.method === 'HEAD' && typeof mod?.GET === 'function' ? 'GET' : ctx.request.method;
+  if (mod && (typeof mod[method] === 'function' || typeof mod.ALL === 'function')) return response;
   const allowed = mod ? METHODS.filter((m) => typeof mod[m] === 'function' || (m === 'HEAD' && typeof mod.GET === 'function')) : [];
   if (!allowed.length) return envelope({ code: Code.error, msg: t('api.notFound', { path: ctx.url.pathname }), data: null }, 404);
   return envelope({ code: Code.error, msg: t('api.methodNotAllowed', { method: ctx.request.method }), data: null }, 405, { allow: allowed.join(', ') });
