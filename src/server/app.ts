@@ -188,7 +188,7 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
     } catch (err) {
       const requestId = newRequestId();
       log.error('request failed', { requestId, url: req.url, err: err instanceof Error ? err.stack : String(err) });
-      const locale = negotiateLocale(req.headers.cookie, req.headers['accept-language']);
+      const locale = apiLocale((name) => req.headers[name] as string | undefined, negotiateLocale(req.headers.cookie, req.headers['accept-language']));
       if (!res.headersSent) sendEnvelope(res, 500, 0, translator(locale, 'api')('api.internal', { requestId }));
       else res.destroy();
     }
