@@ -152,8 +152,8 @@ async function walk(postgres: boolean): Promise<void> {
 describe('ids beyond 32 bits and control characters', () => {
   it('answers every id-taking call, text field and visitor page with an envelope or 404 on PGlite', async () => {
     await walk(false);
-  });
+  }, 240_000);
   it.skipIf(!DB)('does the same on PostgreSQL', async () => {
     await walk(true);
-  });
+  }, 240_000);
 });

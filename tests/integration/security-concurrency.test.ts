@@ -80,17 +80,17 @@ async function loginLockIsPerAccount({ server }: Setup): Promise<void> {
 describe('parallel guesses on PGlite', () => {
   it('compares at most 5 of 120 parallel guesses at a password-reset code, and the code is void after them', async () => {
     await codeGuessesAreCounted(await setUp('pglite'));
-  });
+  }, 180_000);
   it('lets 10 of 40 parallel wrong logins through and locks the account under all its names', async () => {
     await loginLockIsPerAccount(await setUp('pglite'));
-  });
+  }, 180_000);
 });
 
 describe.skipIf(!DB || !REDIS)('parallel guesses on PostgreSQL + Redis', () => {
   it('compares at most 5 of 120 parallel guesses at a password-reset code, and the code is void after them', async () => {
     await codeGuessesAreCounted(await setUp('postgres'));
-  });
+  }, 180_000);
   it('lets 10 of 40 parallel wrong logins through and locks the account under all its names', async () => {
     await loginLockIsPerAccount(await setUp('postgres'));
-  });
+  }, 180_000);
 });
