@@ -1,7 +1,7 @@
 // Input no column can hold: ids beyond 32 bits and control characters (NUL, which PostgreSQL
 // refuses). Every id-taking API call and visitor page answers an envelope or 404, never a 500,
 // on PGlite and on PostgreSQL.
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
@@ -15,7 +15,11 @@ import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 
 const DB = process.env.TEST_DATABASE_URL;
 const started: TestServer[] = [];
-afterAll(async () => { await Promise.all(started.map((s) => s.stop())); });
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(started.map((s) => s.stop()));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 const BIG = 2147483648;
 const NUL = '\u0000';
@@ -24,6 +28,7 @@ const CONTROL_MSG = 'Contains control characters (such as NUL) that cannot be sa
 /** A server with an administrator `root` logged in (login captcha off); its token and cookie. */
 async function setUp(postgres: boolean): Promise<{ server: TestServer; token: string; cookie: string }> {
   const dataDir = mkdtempSync(join(TMP, 'ranges-'));
+  dirs.push(dataDir);
   const env: Record<string, string> = { ATRIUM_ROOT: ROOT, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   if (postgres) env.DATABASE_URL = await freshPostgres();
   else cpSync(TEMPLATE_DIR, dataDir, { recursive: true });

@@ -1,6 +1,6 @@
 // Atrium behind the nginx configuration README documents (deploy/nginx/atrium.conf), with TLS:
 // a visitor cannot choose their address with X-Forwarded-For, and session cookies are Secure.
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
@@ -12,9 +12,13 @@ import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 
 if (NGINX_MISSING) console.warn(NGINX_MISSING);
 
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
 /** A data folder with member `paula` (password `right-password1`) and the login captcha off. */
 async function dataWithMember(): Promise<string> {
   const dataDir = mkdtempSync(join(TMP, 'proxy-'));
+  dirs.push(dataDir);
   cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
   const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, DATA_DIR: dataDir, LOG_LEVEL: 'warn' }));
   try {
