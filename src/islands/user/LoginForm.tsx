@@ -186,7 +186,8 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
       </form>
       {pending && (
         <div className="dialog-backdrop" role="presentation">
-          <div className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}>
+          <div className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}
+            onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); setPending(null); } }}>
             <ClickCaptcha
               key={pending.id}
               locale={props.locale}
@@ -196,8 +197,8 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
                 setPending(null);
                 void (pending.purpose === 'login' ? submitLogin(done) : sendCode(done));
               }}
-              onCancel={() => setPending(null)}
             />
+            {/* One way out besides Escape: this button (the captcha's own × would repeat it). */}
             <button className="btn dialog-cancel" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
           </div>
         </div>
