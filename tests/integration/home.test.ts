@@ -191,6 +191,23 @@ describe('pages that lost the way back', () => {
   });
 });
 
+describe('member center and market details', () => {
+  it('the overview joins only the facts there are: no dangling separator without a last login', async () => {
+    const id = people.answerer!.row.id;
+    await rt.db.execute(sql`update "user" set last_login_time = 0 where id = ${id}`);
+    await rt.sessions.forgetUser(id);
+    const page = await raw(srv.url, '/user/account/overview', { headers: { cookie: `${people.answerer!.cookie}; ba-lang=en` } });
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<p class="muted">Joined \d{4}-\d{2}-\d{2}<\/p>/);
+    expect(page.text).not.toMatch(/<p class="muted">\s*·/);
+  });
+
+  it('the market search box says what it searches', async () => {
+    const page = await visit('/modules');
+    expect(page.text).toContain('placeholder="Search modules by name, description or tag"');
+  });
+});
+
 describe('the check-in calendar', () => {
   it('gives the month of the member\'s check-ins with each day\'s points, and refuses months outside their membership', async () => {
     const id = people.asker!.row.id;
