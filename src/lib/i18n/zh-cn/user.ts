@@ -66,7 +66,7 @@ export default {
   'user.signIn.prev': '上个月',
   'user.signIn.next': '下个月',
   'user.signIn.streak': '连续签到 {count} 天',
-  'user.signIn.monthSummary': '本月签到 {days} 天，共得 {score} 积分',
+  'user.signIn.monthSummary': '本月签到 {days} 天 · 获得 {score} 积分',
   'user.signIn.dayChecked': '{date}：已签到，+{score} 积分',
   'user.signIn.dayMissed': '{date}：未签到',
   'user.signIn.todayMark': '今天',
