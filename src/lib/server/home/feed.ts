@@ -41,8 +41,16 @@ export async function recentDocs(runtime: Pick<Runtime, 'db'>, locale: Locale, l
     .orderBy(desc(sql`(${mdBook.lang} = ${locale})`), desc(mdPage.updateTime), desc(mdPage.id)).limit(limit);
 }
 
-/** Latest and unsolved questions, recently updated docs pages, new and popular modules. */
-export async function homeFeed(runtime: Pick<Runtime, 'db' | 'memo'>, locale: Locale): Promise<HomeFeed> {
+/**
+ * Latest and unsolved questions, recently updated docs pages, new and popular modules. The same for
+ * every reader of a language, so members' pages (never in the page cache) share one read until a
+ * forum, docs or market change drops it.
+ */
+export function homeFeed(runtime: Pick<Runtime, 'db' | 'memo'>, locale: Locale): Promise<HomeFeed> {
+  return runtime.memo.get(`home:feed:${locale}`, ['ask', 'md', 'modules'], () => readHomeFeed(runtime, locale));
+}
+
+async function readHomeFeed(runtime: Pick<Runtime, 'db' | 'memo'>, locale: Locale): Promise<HomeFeed> {
   const { db } = runtime;
   // The market's memoised facets know whether there is anything to list, and spare the counts.
   const facets = await marketFacets(runtime);
