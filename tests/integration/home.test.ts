@@ -183,6 +183,14 @@ describe('pages that lost the way back', () => {
     expect(reset.text.indexOf('name="email"')).toBeLessThan(reset.text.indexOf('name="password"'));
   });
 
+  it('a missing member card answers 404 with the site header', async () => {
+    const res = await visit('/user/card/999999');
+    expect(res.status).toBe(404);
+    expect(res.text).toContain('Page Not Found: /user/card/999999');
+    expect(res.text).toContain('class="site-header"');
+    expect(res.text).toContain('data-layout="none"');
+  });
+
   it('a page the member may not open answers "403 Forbidden", not "403 OK"', async () => {
     const post = await createPost(rt.db, people.asker!.row.id, { title: 'Only mine to edit', category_id: question, content: 'Mine.', tags: [] });
     const res = await raw(srv.url, `/ask/post?id=${post.id}`, { headers: { cookie: `${people.answerer!.cookie}; ba-lang=en` } });
