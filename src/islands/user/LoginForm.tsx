@@ -29,6 +29,15 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
+  // A modal dialog: focus moves into it when it opens (so Escape reaches it) and back when it closes.
+  const dialogRef = useRef<HTMLDivElement>(null);
+  const pendingId = pending?.id ?? null;
+  useEffect(() => {
+    if (!pendingId) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    dialogRef.current?.focus();
+    return () => opener?.focus();
+  }, [pendingId]);
   const [countdown, setCountdown] = useState(0);
   const [login, setLogin] = useState({ username: '', password: '', keep: true });
   const [reg, setReg] = useState({ username: '', password: '', registerType: 'email' as 'email' | 'mobile', email: '', mobile: '', captcha: '' });
@@ -186,7 +195,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
       </form>
       {pending && (
         <div className="dialog-backdrop" role="presentation">
-          <div className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}
+          <div ref={dialogRef} tabIndex={-1} className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}
             onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); setPending(null); } }}>
             <ClickCaptcha
               key={pending.id}
