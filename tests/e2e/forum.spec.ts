@@ -66,6 +66,15 @@ test('write, reply, accept, collect and find a post', async ({ browser }) => {
   await answer.getByRole('button', { name: '采纳' }).click();
   await expect(page.locator('.reply.accepted').filter({ hasText: 'CPU 核数' })).toBeVisible();
   await expect(page.locator('.reply.accepted .badge-solved')).toHaveText('已采纳');
+  // Badges in the success colour (light theme: #1a7f37), never the error colour, with a gap after.
+  const successColour = 'rgb(26, 127, 55)';
+  expect(await page.locator('.reply.accepted .badge-solved').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(successColour);
+  await page.reload();
+  const solved = page.locator('#post .post-heading .badge-solved');
+  await expect(solved).toHaveText('已解决');
+  expect(await solved.evaluate((el) => [getComputedStyle(el).backgroundColor, parseFloat(getComputedStyle(el).marginRight) > 0])).toEqual([successColour, true]);
+  // The reply box's heading names the editor; its label is there for screen readers only.
+  expect((await page.locator('.reply-box .md-editor__label').boundingBox())!.width).toBeLessThanOrEqual(1);
   await page.getByRole('button', { name: '收藏' }).click();
   await expect(page.locator('#post [data-ask="collect"]')).toHaveAttribute('aria-pressed', 'true');
   await page.goto('/user/ask/collect');

@@ -81,6 +81,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
 
 export interface RawResponse {
   status: number;
+  /** The status line's reason phrase ("Forbidden"). */
+  statusText: string;
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   text: string;
@@ -99,7 +101,7 @@ export function raw(base: string, path: string, init: { method?: string; headers
       res.on('end', () => {
         const body = Buffer.concat(chunks);
         const text = body.toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
+        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body, text, json: () => JSON.parse(text) });
       });
     });
     req.on('error', reject);

@@ -65,6 +65,10 @@ describe('registration', () => {
     expect(body).toMatchObject({ code: 1, msg: 'Registration succeeded!', data: { routePath: '/user', userInfo: { username: 'bob', nickname: 'bob', email: 'bob@example.com', money: '0.00' } } });
     expect(String((body.data!.userInfo as { token: string }).token)).toMatch(/^[0-9a-f-]{36}$/);
     expect(String(res.headers['set-cookie'])).toMatch(/ba-user-token=[^;]+; .*HttpOnly/i);
+    // Signing up logs the member in: the overview's "last login" is this moment, not 0.
+    const info = body.data!.userInfo as { last_login_time: number; join_time: number };
+    expect(info.last_login_time).toBeGreaterThan(0);
+    expect(info.last_login_time).toBe(info.join_time);
 
     // The code is used up.
     const reuse = await postJson(server.url, '/api/user/checkIn', { tab: 'register', username: 'bob2', password: 'hunter22', registerType: 'email', email: 'bob@example.com', captcha: code }, { 'think-lang': 'en' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
-import { highlight, plainText, searchQuery, searchVector, snippet } from '../../src/lib/server/search/text';
+import { highlight, plainText, searchQuery, searchVector, snippet, stripCalloutMarkers } from '../../src/lib/server/search/text';
 
 /** Lexeme → its `pos+weight` entries, read back from a tsvector literal. */
 function parseVector(vector: string): Map<string, string[]> {
@@ -181,6 +181,12 @@ describe('plainText', () => {
       'x &amp; y<br>z',
     ].join('\n');
     expect(plainText(md)).toBe('Title Some bolder text, gone and a link a*b*c const a = 1; task item quoted a b 1 2 html tag x & y z');
+  });
+
+  it('shows a callout\'s words and title, not its ::: markers (outside code fences only)', () => {
+    const md = ['Before', '', '::: warning Mind the data', 'Back up **first**.', ':::', '', '::: tip', 'Short.', ':::', '', '```', '::: kept in code', '```'].join('\n');
+    expect(plainText(md)).toBe('Before Mind the data Back up first. Short. ::: kept in code');
+    expect(stripCalloutMarkers('a ::: warning b ::: c')).toBe('a b c');
   });
 
   it('handles Chinese text and plain text unchanged', () => {

@@ -89,6 +89,8 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
   /** Bumped when a page is (re)loaded: the markdown editor starts afresh from the new text. */
   const [loadId, setLoadId] = useState(0);
   const [view, setView] = useState<'edit' | 'history'>('edit');
+  // Narrow screens: the page tree folds under a toggle so the text comes first.
+  const [treeOpen, setTreeOpen] = useState(false);
   const [creating, setCreating] = useState(false);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [saving, setSaving] = useState(false);
@@ -142,6 +144,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
   };
 
   const select = async (name: string): Promise<void> => {
+    setTreeOpen(false);
     if (page?.name === name) {
       setView('edit');
       setCreating(false);
@@ -318,7 +321,11 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
 
   return (
     <div className="doc-editor" data-testid="doc-editor" data-ready={ready ? 'true' : undefined}>
-      <aside className="md-side" aria-label={t('mdedit.pages')}>
+      <aside className={`md-side${treeOpen ? ' is-open' : ''}`} aria-label={t('mdedit.pages')}>
+        <button type="button" className="btn md-side__toggle" aria-expanded={treeOpen} aria-controls="md-side-body" onClick={() => setTreeOpen(!treeOpen)}>
+          <span aria-hidden="true">☰</span> {t('mdedit.pages')} · {book.title}
+        </button>
+        <div className="md-side__body" id="md-side-body">
         <p className="md-side__book"><a href={bookUrl}>{book.title}</a></p>
         <h2 className="md-side__heading">{t('mdedit.pages')}</h2>
         {tree.length > 0
@@ -334,6 +341,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
           <PageActions key={page.name} book={book.name} tree={tree} page={{ name: page.name, title: saved.title }}
             onMoved={async () => { await refreshTree(); }} onRenamed={afterRename} onDeleted={afterDelete} messages={messages} />
         )}
+        </div>
       </aside>
 
       <section className="md-main">

@@ -29,6 +29,15 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
+  // A modal dialog: focus moves into it when it opens (so Escape reaches it) and back when it closes.
+  const dialogRef = useRef<HTMLDivElement>(null);
+  const pendingId = pending?.id ?? null;
+  useEffect(() => {
+    if (!pendingId) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    dialogRef.current?.focus();
+    return () => opener?.focus();
+  }, [pendingId]);
   const [countdown, setCountdown] = useState(0);
   const [login, setLogin] = useState({ username: '', password: '', keep: true });
   const [reg, setReg] = useState({ username: '', password: '', registerType: 'email' as 'email' | 'mobile', email: '', mobile: '', captcha: '' });
@@ -135,8 +144,13 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   );
   const described = (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': `err-${name}` } : {});
 
+  // Resetting a password is its own task: its own heading, and the account comes first.
+  const retrieve = tab === 'retrieve';
+  const passwordField = field('password', t(retrieve ? 'user.password.new' : 'user.login.password'), <input name="password" type="password" autoComplete="new-password" value={reg.password} {...described('password')} onChange={(e) => setReg({ ...reg, password: e.target.value })} />);
   return (
     <div className="login-form">
+      <h1 className="page-title">{t(retrieve ? 'user.login.retrieveTitle' : 'user.login.title')}</h1>
+      <p className="muted">{t(retrieve ? 'user.login.retrieveLead' : 'user.login.lead')}</p>
       <div className="tabs" role="tablist">
         {(tab === 'retrieve' ? (['login', 'retrieve'] as const) : (['login', 'register'] as const)).map((name) => (
           <button key={name} type="button" role="tab" aria-selected={tab === name} className={tab === name ? 'tab active' : 'tab'}
@@ -158,8 +172,8 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
         ) : (
           <>
             {tab === 'register' && field('username', t('user.login.username'), <input name="username" autoComplete="username" value={reg.username} {...described('username')} onChange={(e) => setReg({ ...reg, username: e.target.value })} />)}
-            {field('password', t(tab === 'retrieve' ? 'user.password.new' : 'user.login.password'), <input name="password" type="password" autoComplete="new-password" value={reg.password} {...described('password')} onChange={(e) => setReg({ ...reg, password: e.target.value })} />)}
-            <fieldset className="field">
+            {!retrieve && passwordField}
+            <fieldset className="field radio-group">
               <legend>{t('user.login.registerBy')}</legend>
               {(['email', 'mobile'] as const).map((kind) => (
                 <label key={kind} className="check"><input type="radio" name="registerType" checked={reg.registerType === kind} onChange={() => setReg({ ...reg, registerType: kind })} /> {t(kind === 'email' ? 'user.login.byEmail' : 'user.login.byMobile')}</label>
@@ -174,13 +188,15 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
                 {countdown > 0 ? t('user.login.resend', { seconds: countdown }) : t('user.login.sendCode')}
               </button>
             </div>
-            <button className="btn btn-primary wide" type="submit" disabled={busy}>{t(tab === 'retrieve' ? 'user.login.resetSubmit' : 'user.login.registerSubmit')}</button>
+            {retrieve && passwordField}
+            <button className="btn btn-primary wide" type="submit" disabled={busy}>{t(retrieve ? 'user.login.resetSubmit' : 'user.login.registerSubmit')}</button>
           </>
         )}
       </form>
       {pending && (
         <div className="dialog-backdrop" role="presentation">
-          <div className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}>
+          <div ref={dialogRef} tabIndex={-1} className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}
+            onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); setPending(null); } }}>
             <ClickCaptcha
               key={pending.id}
               locale={props.locale}
@@ -190,9 +206,9 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
                 setPending(null);
                 void (pending.purpose === 'login' ? submitLogin(done) : sendCode(done));
               }}
-              onCancel={() => setPending(null)}
             />
-            <button className="btn" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
+            {/* One way out besides Escape: this button (the captcha's own × would repeat it). */}
+            <button className="btn dialog-cancel" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
           </div>
         </div>
       )}

@@ -18,6 +18,7 @@ export default {
   'header.themeLight': 'Light',
   'header.language': 'Language',
   'header.switchTo': '简体中文',
+  'header.switchToShort': '中',
   'header.menu': 'Menu',
   'footer.poweredBy': 'Powered by Atrium',
   'footer.version': 'Version {version}',

@@ -32,6 +32,7 @@ export default {
   'modules.filter.remove': 'Remove filter: {name}',
   'modules.filter.clear': 'Clear all filters',
   'modules.filter.clearSearch': 'Clear search',
+  'modules.searchPlaceholder': 'Search modules by name, description or tag',
   'modules.price.all': 'All',
   'modules.price.free': 'Free',
   'modules.price.paid': 'Paid',

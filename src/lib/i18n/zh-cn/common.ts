@@ -16,6 +16,7 @@ export default {
   'header.themeLight': '浅色',
   'header.language': '语言',
   'header.switchTo': 'English',
+  'header.switchToShort': 'EN',
   'header.menu': '菜单',
   'footer.poweredBy': '由 Atrium 驱动',
   'footer.version': '版本 {version}',

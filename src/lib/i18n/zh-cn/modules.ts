@@ -30,6 +30,7 @@ export default {
   'modules.filter.remove': '移除筛选：{name}',
   'modules.filter.clear': '清除全部筛选',
   'modules.filter.clearSearch': '清除搜索',
+  'modules.searchPlaceholder': '按名称、简介或标签搜索模块',
   'modules.price.all': '全部',
   'modules.price.free': '免费',
   'modules.price.paid': '付费',

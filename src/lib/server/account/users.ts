@@ -74,6 +74,8 @@ export interface NewUser {
   nickname?: string;
   ip?: string;
   groupId?: number;
+  /** Signing up logs the member in: their last login is this moment, from `ip`. */
+  loggedIn?: boolean;
 }
 
 /** Creates a member; a name, e-mail or mobile already in use is a field error, also under a race. */
@@ -85,6 +87,7 @@ export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
     const [row] = await db.insert(user).values({
       username: input.username, nickname: input.nickname || input.username, email: input.email ?? '', mobile: input.mobile ?? '',
       password: await hashPassword(input.password), groupId: input.groupId ?? 1, joinIp: input.ip ?? '', joinTime: t, createTime: t, updateTime: t,
+      ...(input.loggedIn ? { lastLoginTime: t, lastLoginIp: input.ip ?? '' } : {}),
     }).returning();
     return row!;
   } catch (err) {

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { mdBook, mdPage, mdSection } from '../db/schema';
-import { highlight, searchQuery, snippet } from '../search/text';
+import { highlight, searchQuery, snippet, stripCalloutMarkers } from '../search/text';
 
 export interface DocHit {
   book: string; bookTitle: string; page: string; pageTitle: string; anchor: string; heading: string;
@@ -30,7 +30,7 @@ export async function searchDocs(db: Db, keywords: string, member: boolean, page
     terms: parsed.terms,
     list: rows.map((r) => ({
       book: r.book, bookTitle: r.bookTitle, page: r.page, pageTitle: r.pageTitle, anchor: r.anchor, heading: r.heading,
-      headingHtml: highlight(r.heading, parsed.terms), snippetHtml: snippet(r.text, parsed.terms),
+      headingHtml: highlight(r.heading, parsed.terms), snippetHtml: snippet(stripCalloutMarkers(r.text), parsed.terms),
     })),
   };
 }

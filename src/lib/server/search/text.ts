@@ -272,10 +272,37 @@ function inlineText(children: Token[]): string {
   return text;
 }
 
+const CALLOUT_LINE = /^ {0,3}:{3,}[ \t]*(?:(?:tip|note|info|warning|danger)\b[ \t]*)?(.*)$/;
+const FENCE_LINE = /^\s{0,3}(`{3,}|~{3,})/;
+
+/**
+ * The callout markers (`::: warning Title` … `:::`) outside code fences, replaced by their title
+ * and a blank line: search snippets show the callout's words, never its syntax.
+ */
+export function withoutCalloutMarkers(source: string): string {
+  if (!source.includes(':::')) return source;
+  let fence: string | null = null;
+  return source.split('\n').map((line) => {
+    const f = FENCE_LINE.exec(line);
+    if (f) {
+      if (!fence) fence = f[1]![0]!;
+      else if (f[1]![0] === fence) fence = null;
+      return line;
+    }
+    const c = fence ? null : CALLOUT_LINE.exec(line);
+    return c ? `\n${c[1]!.trim()}\n` : line;
+  }).join('\n');
+}
+
+/** Callout markers left in plain text stored before they were dropped at indexing. */
+export function stripCalloutMarkers(text: string): string {
+  return text.replace(/(^|\s):{3,}(?:[ \t]*(?:tip|note|info|warning|danger)\b)?(?=\s|$)/g, '$1').replace(/\s{2,}/g, ' ').trim();
+}
+
 /** Readable plain text of markdown, for search snippets and meta descriptions. */
 export function plainText(source: string): string {
   const parts: string[] = [];
-  markdown.parse(source, {}).forEach((token, i, tokens) => {
+  markdown.parse(withoutCalloutMarkers(source), {}).forEach((token, i, tokens) => {
     if (token.type === 'inline') {
       const text = inlineText(token.children ?? []);
       const inListItem = tokens[i - 1]?.type === 'paragraph_open' && tokens[i - 2]?.type === 'list_item_open';

@@ -51,7 +51,7 @@ export const POST = api(async (ctx) => {
     const address = channel === 'email' ? input.email! : input.mobile!;
     await verifyCode(rt, channel, address, 'user_register', input.captcha);
     const row = await createUser(rt.db, {
-      username: input.username, password: input.password, ip,
+      username: input.username, password: input.password, ip, loggedIn: true,
       ...(channel === 'email' ? { email: address } : { mobile: address }),
     });
     const keep = input.keep === true || input.keep === 1 || input.keep === '1';
