@@ -108,7 +108,7 @@ export function viaTls(port: number, path: string, init: { method?: string; head
       res.on('end', () => {
         const body = Buffer.concat(chunks);
         const text = body.toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, json: () => JSON.parse(text) });
+        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body, text, json: () => JSON.parse(text) });
       });
     });
     req.on('error', reject);
