@@ -2,7 +2,7 @@
 // checked click by click against the targets in order, the number of clicks must match, wrong
 // answers are counted and the third voids the captcha, and the row key is a hash of the id.
 import { createHash } from 'node:crypto';
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { captcha } from '../db/schema';
 import type { Db } from '../db/client';
@@ -180,28 +180,40 @@ export async function createClickCaptcha(db: Db, id: string, locale: Locale): Pr
  * Checks an answer. A wrong one counts against the captcha and the third voids it; an expired or
  * voided captcha is deleted. A right one deletes the captcha only when `unset` (clients pre-check
  * with `unset` false, then the business call consumes it).
+ *
+ * A try is taken before the answer is compared, by one conditional update that also says whether
+ * one was left: parallel guesses cannot all read "0 wrong so far" and all be compared, so at most
+ * `CLICK_MAX_WRONG` wrong answers are ever compared per picture, whatever the concurrency. A right
+ * answer hands its try back, so only wrong ones count.
  */
 export async function checkClickCaptcha(db: Db, id: string, info: string, unset: boolean): Promise<ClickCheck> {
   if (!captchaIdSchema.safeParse(id).success) return 'expired';
   const key = clickCaptchaKey(id);
-  const [row] = await db.select().from(captcha).where(eq(captcha.key, key)).limit(1);
-  if (!row) return 'expired';
-  const stored = readStored(row.captcha);
-  if (row.expireTime < now() || row.attempts >= CLICK_MAX_WRONG || !stored) {
+  const time = now();
+  const [taken] = await db.update(captcha)
+    .set({ attempts: sql`${captcha.attempts} + 1` })
+    .where(and(eq(captcha.key, key), lt(captcha.attempts, CLICK_MAX_WRONG), gte(captcha.expireTime, time)))
+    .returning({ captcha: captcha.captcha, attempts: captcha.attempts });
+  if (!taken) {
+    // Unknown, used up (its last wrong answer deletes it) or expired: an expired row goes now.
+    await db.delete(captcha).where(and(eq(captcha.key, key), lt(captcha.expireTime, time)));
+    return 'expired';
+  }
+  const stored = readStored(taken.captcha);
+  if (!stored) {
     await db.delete(captcha).where(eq(captcha.key, key));
     return 'expired';
   }
   if (!clicksMatch(parseClickInfo(info, stored.width, stored.height), stored.text)) {
-    // Counted in the database, not from the row read above, so parallel guesses all count.
-    const [bumped] = await db.update(captcha).set({ attempts: sql`${captcha.attempts} + 1` }).where(eq(captcha.key, key)).returning({ attempts: captcha.attempts });
-    if (bumped && bumped.attempts >= CLICK_MAX_WRONG) await db.delete(captcha).where(eq(captcha.key, key));
+    if (taken.attempts >= CLICK_MAX_WRONG) await db.delete(captcha).where(eq(captcha.key, key));
     return 'wrong';
   }
   if (unset) {
     // Only the call that actually deletes the row passes: one right answer, one business action.
-    const gone = await db.delete(captcha).where(and(eq(captcha.key, key), lt(captcha.attempts, CLICK_MAX_WRONG))).returning({ key: captcha.key });
-    if (gone.length === 0) return 'expired';
+    const gone = await db.delete(captcha).where(eq(captcha.key, key)).returning({ key: captcha.key });
+    return gone.length === 0 ? 'expired' : 'ok';
   }
+  await db.update(captcha).set({ attempts: sql`${captcha.attempts} - 1` }).where(and(eq(captcha.key, key), gt(captcha.attempts, 0)));
   return 'ok';
 }
 
