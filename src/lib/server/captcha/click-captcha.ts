@@ -21,8 +21,8 @@ export const CLICK_TTL = 600;
 export const CLICK_MAX_WRONG = 3;
 /** Icons are drawn, not typeset: a click just off the shape's box still aims at it. */
 export const CLICK_TOLERANCE = 4;
-export const CLICK_MIN_SIZE = 36;
-export const CLICK_MAX_SIZE = 50;
+export const CLICK_MIN_SIZE = 40;
+export const CLICK_MAX_SIZE = 54;
 /** Edge, and gap between the targets' boxes: more than twice the tolerance, so no click fits both. */
 const MARGIN = 4;
 const GAP = 2 * CLICK_TOLERANCE + 2;

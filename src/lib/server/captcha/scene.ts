@@ -88,7 +88,7 @@ function paintIcon(r: Raster, p: StyledIcon): void {
       const dx = x0 + px - p.cx, dy = y0 + py - p.cy;
       const base = dx * tcos + dy * tsin < p.split ? p.from : p.to;
       // Lighter stripes, the light from above, and a darker rim, without an array per pixel.
-      const stripe = Math.floor((dx * scos + dy * ssin) / (p.period / 2)) % 2 === 0 ? 0.16 : 0;
+      const stripe = Math.floor((dx * scos + dy * ssin) / (p.period / 2)) % 2 === 0 ? 0.12 : 0;
       const edge = Math.min(at(px - 1, py), at(px + 1, py), at(px, py - 1), at(px, py + 1), at(px - 2, py), at(px + 2, py), at(px, py - 2), at(px, py + 2));
       const dim = (edge < 0.5 ? 0.58 : 1) * (lift < 0 ? 1 + lift : 1);
       const up = lift > 0 ? lift : 0;
