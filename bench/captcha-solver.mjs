@@ -320,8 +320,10 @@ async function offline(product, stats, name) {
   if (SAVE) { rmSync(saveDir, { recursive: true, force: true }); mkdirSync(saveDir, { recursive: true }); }
   let solved = 0, solveMs = 0;
   for (let seed = 0; seed < PICTURES; seed++) {
-    const icons = placeIcons(createRandom(seed), count);
-    const png = renderClickCaptcha(icons, createRandom(seed + 0x5eed));
+    // Seeded from the system's random source, as the server draws them.
+    const random = createRandom();
+    const icons = placeIcons(random, count);
+    const png = renderClickCaptcha(icons, random);
     if (seed < SAVE) writeFileSync(join(saveDir, `${String(seed).padStart(3, '0')}-${icons[0].icon}-${icons[1].icon}.png`), png);
     const targets = icons.slice(0, CLICK_TARGETS);
     const t1 = performance.now();

@@ -58,7 +58,8 @@ export function styleIcons(icons: readonly SceneIcon[], random: Random): StyledI
       from: hsl(hue, sat, light),
       to: hsl((hue + drift + 360) % 360, sat, light + 0.06),
       tintAngle: random() * Math.PI * 2,
-      split: (random() - 0.5) * p.size * 0.5,
+      // Near the middle, so both tones hold a good part of the shape.
+      split: (random() - 0.5) * p.size * 0.3,
       stripeAngle: random() * Math.PI,
       period: 5 + random() * 3,
     };
@@ -139,7 +140,7 @@ export function paintScene(r: Raster, icons: readonly SceneIcon[], random: Rando
     stroke(r, random, random() < 0.5 ? from.from : from.to, 1.6 + random() * 1.2, 0.85);
   }
   for (const p of styled) {
-    const cuts = random() < 0.2 ? 0 : random() < 0.5 ? 1 : 2;
+    const cuts = random() < 0.5 ? 1 : 2;
     for (let k = 0; k < cuts; k++) cut(r, random, p, hsl(random() * 360, 0.5, 0.9));
   }
   paintNoiseLines(r, random, 2, 0.22);
