@@ -13,7 +13,7 @@ import zh from '../../src/lib/i18n/zh-cn/captcha';
 import en from '../../src/lib/i18n/en/captcha';
 import zhApi from '../../src/lib/i18n/zh-cn/api';
 import enApi from '../../src/lib/i18n/en/api';
-import { postJson, raw, startServer, type TestServer } from '../helpers/server';
+import { freshPostgres, postJson, raw, startServer, type TestServer } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 
 interface Reply<T = unknown> { code: number; msg: string; data: T; time: number }
@@ -127,6 +127,84 @@ describe('click captcha over HTTP', () => {
     expect(checkOver.json<Reply>().msg).toBe(enApi['api.rateLimited'].replace('{seconds}', String(checkOver.headers['retry-after'])));
     // Another address is not affected.
     expect((await raw(server.url, '/api/common/clickCaptcha?id=rl', { headers: from() })).status).toBe(200);
+  });
+});
+
+const PG = process.env.TEST_DATABASE_URL;
+
+// Finding 11 of issue 13: the try was counted after the comparison, so parallel wrong answers all
+// read "no wrong answer yet" and were all compared. Each try is now taken before comparing.
+describe.each([
+  { db: 'PGlite', postgres: false },
+  { db: 'PostgreSQL', postgres: true },
+])('click captcha wrong tries under concurrency on $db', ({ postgres }) => {
+  let server: TestServer;
+  let ipSeq = 0;
+  const from = (): Record<string, string> => ({ 'x-forwarded-for': `203.0.113.${++ipSeq}`, 'think-lang': 'en' });
+  const skip = postgres && !PG;
+
+  beforeAll(async () => { if (!skip) server = await startServer({ postgres, env: { TRUST_PROXY: '1' } }); });
+  afterAll(async () => { await server?.stop(); });
+
+  const checks = async (id: string, infos: string[], ip: Record<string, string>): Promise<string[]> =>
+    Promise.all(infos.map(async (info) => (await postJson(server.url, '/api/common/checkClickCaptcha', { id, info, unset: false }, ip)).json<Reply>().msg));
+
+  it.skipIf(skip)('compares at most 3 of 20 parallel wrong answers; the rest find the captcha void', async () => {
+    const ip = from();
+    expect((await raw(server.url, '/api/common/clickCaptcha?id=burst-1', { headers: ip })).json<Reply>().code).toBe(1);
+    const msgs = await checks('burst-1', Array.from({ length: 20 }, (_, i) => `${i},${i}-${400 + i},250;350;200`), ip);
+    expect(msgs.filter((m) => m === en['captcha.failed'])).toHaveLength(3);
+    expect(msgs.filter((m) => m === en['captcha.expired'])).toHaveLength(17);
+    expect((await checks('burst-1', ['1,1-2,2;350;200'], ip))[0]).toBe(en['captcha.expired']);
+  });
+
+  it.skipIf(skip)('after two wrong answers, a burst gets exactly one more compared', async () => {
+    const ip = from();
+    expect((await raw(server.url, '/api/common/clickCaptcha?id=burst-2', { headers: ip })).json<Reply>().code).toBe(1);
+    expect(await checks('burst-2', ['x;1;1'], ip)).toEqual([en['captcha.failed']]);
+    expect(await checks('burst-2', ['x;1;1'], ip)).toEqual([en['captcha.failed']]);
+    const msgs = await checks('burst-2', Array.from({ length: 20 }, () => '400,250-400,250;350;200'), ip);
+    expect(msgs.filter((m) => m === en['captcha.failed'])).toHaveLength(1);
+    expect(msgs.filter((m) => m === en['captcha.expired'])).toHaveLength(19);
+  });
+});
+
+describe.each([
+  { db: 'PGlite', postgres: false },
+  { db: 'PostgreSQL', postgres: true },
+])('click captcha services on $db', ({ postgres }) => {
+  const skip = postgres && !PG;
+  let runtime: Runtime | undefined;
+  let dataDir = '';
+
+  beforeAll(async () => {
+    if (skip) return;
+    dataDir = mkdtempSync(join(TMP, 'captcha-par-'));
+    cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
+    const database = postgres ? { DATABASE_URL: await freshPostgres() } : {};
+    runtime = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...database }));
+  });
+  afterAll(async () => {
+    await runtime?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it.skipIf(skip)('a right pre-check hands its try back; of 20 parallel wrong answers at most 3 are compared', async () => {
+    const db = runtime!.db;
+    const id = `par-${postgres ? 'pg' : 'lite'}`;
+    await createClickCaptcha(db, id, 'en');
+    const [row] = await db.select().from(captcha).where(eq(captcha.key, clickCaptchaKey(id)));
+    const boxes = (JSON.parse(row!.captcha) as { text: { x: number; y: number; width: number; height: number }[] }).text;
+    const right = `${boxes.map((b) => `${Math.round(b.x + b.width / 2)},${Math.round(b.y + b.height / 2)}`).join('-')};350;200`;
+    // A right pre-check leaves the count where it was.
+    expect(await checkClickCaptcha(db, id, right, false)).toBe('ok');
+    expect(await checkClickCaptcha(db, id, right, false)).toBe('ok');
+    const [after] = await db.select().from(captcha).where(eq(captcha.key, clickCaptchaKey(id)));
+    expect(after!.attempts).toBe(0);
+    const results = await Promise.all(Array.from({ length: 20 }, () => checkClickCaptcha(db, id, '400,250-400,250;350;200', false)));
+    expect(results.filter((r) => r === 'wrong')).toHaveLength(3);
+    expect(results.filter((r) => r === 'expired')).toHaveLength(17);
+    expect(await checkClickCaptcha(db, id, right, true)).toBe('expired');
   });
 });
 

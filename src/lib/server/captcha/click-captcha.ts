@@ -2,29 +2,37 @@
 // checked click by click against the targets in order, the number of clicks must match, wrong
 // answers are counted and the third voids the captcha, and the row key is a hash of the id.
 import { createHash } from 'node:crypto';
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { captcha } from '../db/schema';
 import type { Db } from '../db/client';
 import { translator, type Locale } from '../../i18n';
-import { createRandom, createRaster, drawIcon, encodePng, hsl, ICON_NAMES, ICONS, paintBackground, paintNoiseLines, randomInt, type IconName, type Random } from './raster';
+import { createRandom, createRaster, encodePng, ICON_NAMES, ICONS, randomInt, type IconName, type Random } from './raster';
+import { ICON_FAMILIES, paintScene } from './scene';
 
 export const CLICK_WIDTH = 350;
 export const CLICK_HEIGHT = 200;
-/** Icons the visitor must click, and icons drawn besides them to confuse a guess. */
+/** Icons the visitor must click, and icons drawn besides them (from the targets' families) to confuse a bot. */
 export const CLICK_TARGETS = 2;
-export const CLICK_DECOYS = 2;
+export const CLICK_DECOYS = 5;
 /** Seconds a captcha stays valid. */
 export const CLICK_TTL = 600;
 /** The wrong answer that voids the captcha. */
 export const CLICK_MAX_WRONG = 3;
 /** Icons are drawn, not typeset: a click just off the shape's box still aims at it. */
 export const CLICK_TOLERANCE = 4;
-const MIN_SIZE = 32;
-const MAX_SIZE = 44;
-/** Edge and gap between icons; the gap exceeds twice the tolerance so no click fits two boxes. */
+export const CLICK_MIN_SIZE = 40;
+export const CLICK_MAX_SIZE = 54;
+/** Edge, and gap between the targets' boxes: more than twice the tolerance, so no click fits both. */
 const MARGIN = 4;
 const GAP = 2 * CLICK_TOLERANCE + 2;
+/**
+ * Icons may overlap, which a person reads through and a shape fitter does not; their centres stay
+ * this far apart, as a share of the sum of their radii: further when a target is involved, so a
+ * target is never mostly hidden.
+ */
+export const CLICK_TARGET_SPACING = 0.8;
+export const CLICK_DECOY_SPACING = 0.6;
 
 /** Ids come from the client (BuildAdmin's clients send a uuid): kept short and plain. */
 export const captchaIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
@@ -76,24 +84,51 @@ function overlaps(a: ClickBox, b: ClickBox, gap: number): boolean {
   return a.x < b.x + b.width + gap && b.x < a.x + a.width + gap && a.y < b.y + b.height + gap && b.y < a.y + a.height + gap;
 }
 
+function shuffle<T>(random: Random, items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = randomInt(random, 0, i);
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+/** `count` distinct icons, the first `targets` to click; each target gets a decoy of its family. */
+function chooseIcons(random: Random, count: number, targets: number): IconName[] {
+  const names = shuffle(random, [...ICON_NAMES]);
+  const chosen = names.slice(0, targets);
+  for (const target of chosen.slice(0, targets)) {
+    if (chosen.length >= count) break;
+    const kin = shuffle(random, ICON_FAMILIES.filter((f) => f.includes(target)).flat().filter((n) => !chosen.includes(n)));
+    if (kin[0]) chosen.push(kin[0]);
+  }
+  for (const name of names) {
+    if (chosen.length >= count) break;
+    if (!chosen.includes(name)) chosen.push(name);
+  }
+  return chosen;
+}
+
 /**
- * `count` distinct icons at random sizes, places and tilts, no two boxes closer than the gap.
+ * `count` distinct icons at random sizes, places and tilts, the first `targets` being the ones to
+ * click: the targets' boxes never come closer than the gap; any two icons may overlap a little.
  * Throws only if the picture is far too small for the icons.
  */
-export function placeIcons(random: Random, count: number, width = CLICK_WIDTH, height = CLICK_HEIGHT): PlacedIcon[] {
+export function placeIcons(random: Random, count: number, width = CLICK_WIDTH, height = CLICK_HEIGHT, targets = CLICK_TARGETS): PlacedIcon[] {
   if (count > ICON_NAMES.length) throw new RangeError('more icons asked for than there are');
-  const names = [...ICON_NAMES];
-  for (let i = names.length - 1; i > 0; i--) {
-    const j = randomInt(random, 0, i);
-    [names[i], names[j]] = [names[j]!, names[i]!];
-  }
+  const names = chooseIcons(random, count, Math.min(targets, count));
   for (let round = 0; round < 50; round++) {
     const placed: PlacedIcon[] = [];
-    for (let tries = 0; placed.length < count && tries < 400; tries++) {
-      const size = randomInt(random, MIN_SIZE, MAX_SIZE);
+    for (let tries = 0; placed.length < count && tries < 800; tries++) {
+      const size = randomInt(random, CLICK_MIN_SIZE, CLICK_MAX_SIZE);
       if (size + 2 * MARGIN > width || size + 2 * MARGIN > height) break;
       const box = { x: randomInt(random, MARGIN, width - MARGIN - size), y: randomInt(random, MARGIN, height - MARGIN - size), width: size, height: size };
-      if (placed.some((p) => overlaps(p, box, GAP))) continue;
+      const target = placed.length < targets;
+      const fits = placed.every((p, j) => {
+        if (target && j < targets && overlaps(p, box, GAP)) return false;
+        const spacing = target || j < targets ? CLICK_TARGET_SPACING : CLICK_DECOY_SPACING;
+        return Math.hypot(p.x + p.size / 2 - box.x - size / 2, p.y + p.size / 2 - box.y - size / 2) >= (spacing * (p.size + size)) / 2;
+      });
+      if (!fits) continue;
       const icon = names[placed.length]!;
       const tilt = (ICONS[icon].tilt * Math.PI) / 180;
       placed.push({ ...box, icon, size, angle: (random() * 2 - 1) * tilt });
@@ -103,17 +138,11 @@ export function placeIcons(random: Random, count: number, width = CLICK_WIDTH, h
   throw new RangeError('the icons do not fit in the picture');
 }
 
-/** The picture: background, the icons in random colours, then faint lines across everything. */
+/** The picture (see scene.ts): the icons drawn in a random order, so a decoy may lie over a target. */
 export function renderClickCaptcha(icons: readonly PlacedIcon[], random: Random, width = CLICK_WIDTH, height = CLICK_HEIGHT): Buffer {
   const raster = createRaster(width, height);
-  paintBackground(raster, random);
-  const hueStart = random() * 360;
-  icons.forEach((p, i) => {
-    // Hues spread around the wheel so neighbouring icons never share a colour.
-    const hue = (hueStart + (360 / icons.length) * i + random() * 40) % 360;
-    drawIcon(raster, p.icon, p.x + p.size / 2, p.y + p.size / 2, p.size, p.angle, hsl(hue, 0.62 + random() * 0.2, 0.4 + random() * 0.1));
-  });
-  paintNoiseLines(raster, random, 2, 0.22);
+  const order = shuffle(random, icons.map((p) => ({ icon: p.icon, cx: p.x + p.size / 2, cy: p.y + p.size / 2, size: p.size, angle: p.angle })));
+  paintScene(raster, order, random);
   return encodePng(raster);
 }
 
@@ -180,28 +209,40 @@ export async function createClickCaptcha(db: Db, id: string, locale: Locale): Pr
  * Checks an answer. A wrong one counts against the captcha and the third voids it; an expired or
  * voided captcha is deleted. A right one deletes the captcha only when `unset` (clients pre-check
  * with `unset` false, then the business call consumes it).
+ *
+ * A try is taken before the answer is compared, by one conditional update that also says whether
+ * one was left: parallel guesses cannot all read "0 wrong so far" and all be compared, so at most
+ * `CLICK_MAX_WRONG` wrong answers are ever compared per picture, whatever the concurrency. A right
+ * answer hands its try back, so only wrong ones count.
  */
 export async function checkClickCaptcha(db: Db, id: string, info: string, unset: boolean): Promise<ClickCheck> {
   if (!captchaIdSchema.safeParse(id).success) return 'expired';
   const key = clickCaptchaKey(id);
-  const [row] = await db.select().from(captcha).where(eq(captcha.key, key)).limit(1);
-  if (!row) return 'expired';
-  const stored = readStored(row.captcha);
-  if (row.expireTime < now() || row.attempts >= CLICK_MAX_WRONG || !stored) {
+  const time = now();
+  const [taken] = await db.update(captcha)
+    .set({ attempts: sql`${captcha.attempts} + 1` })
+    .where(and(eq(captcha.key, key), lt(captcha.attempts, CLICK_MAX_WRONG), gte(captcha.expireTime, time)))
+    .returning({ captcha: captcha.captcha, attempts: captcha.attempts });
+  if (!taken) {
+    // Unknown, used up (its last wrong answer deletes it) or expired: an expired row goes now.
+    await db.delete(captcha).where(and(eq(captcha.key, key), lt(captcha.expireTime, time)));
+    return 'expired';
+  }
+  const stored = readStored(taken.captcha);
+  if (!stored) {
     await db.delete(captcha).where(eq(captcha.key, key));
     return 'expired';
   }
   if (!clicksMatch(parseClickInfo(info, stored.width, stored.height), stored.text)) {
-    // Counted in the database, not from the row read above, so parallel guesses all count.
-    const [bumped] = await db.update(captcha).set({ attempts: sql`${captcha.attempts} + 1` }).where(eq(captcha.key, key)).returning({ attempts: captcha.attempts });
-    if (bumped && bumped.attempts >= CLICK_MAX_WRONG) await db.delete(captcha).where(eq(captcha.key, key));
+    if (taken.attempts >= CLICK_MAX_WRONG) await db.delete(captcha).where(eq(captcha.key, key));
     return 'wrong';
   }
   if (unset) {
     // Only the call that actually deletes the row passes: one right answer, one business action.
-    const gone = await db.delete(captcha).where(and(eq(captcha.key, key), lt(captcha.attempts, CLICK_MAX_WRONG))).returning({ key: captcha.key });
-    if (gone.length === 0) return 'expired';
+    const gone = await db.delete(captcha).where(eq(captcha.key, key)).returning({ key: captcha.key });
+    return gone.length === 0 ? 'expired' : 'ok';
   }
+  await db.update(captcha).set({ attempts: sql`${captcha.attempts} - 1` }).where(and(eq(captcha.key, key), gt(captcha.attempts, 0)));
   return 'ok';
 }
 

@@ -63,7 +63,7 @@ export function hsl(h: number, s: number, l: number): Rgb {
 }
 
 /** Source-over blend of one colour into a pixel; `alpha` in 0..1. */
-function blend(r: Raster, x: number, y: number, color: Rgb, alpha: number): void {
+export function blend(r: Raster, x: number, y: number, color: Rgb, alpha: number): void {
   if (x < 0 || y < 0 || x >= r.width || y >= r.height || alpha <= 0) return;
   const i = (y * r.width + x) * 4;
   const a = Math.min(1, alpha);
@@ -75,7 +75,7 @@ function blend(r: Raster, x: number, y: number, color: Rgb, alpha: number): void
 }
 
 /** A disc with a one-pixel soft edge. */
-function disc(r: Raster, cx: number, cy: number, radius: number, color: Rgb, alpha: number): void {
+export function disc(r: Raster, cx: number, cy: number, radius: number, color: Rgb, alpha: number): void {
   const x0 = Math.floor(cx - radius - 1), x1 = Math.ceil(cx + radius + 1);
   const y0 = Math.floor(cy - radius - 1), y1 = Math.ceil(cy + radius + 1);
   for (let y = y0; y <= y1; y++) {
@@ -206,23 +206,50 @@ export const ICON_NAMES = Object.keys(ICONS) as IconName[];
 const SUB = 4; // 4×4 samples a pixel: smooth enough edges at icon sizes, still a few ms an image.
 
 /**
- * Draws `icon` centred at (cx, cy) inside a `size`×`size` square, rotated by `angle` radians, with
- * a soft drop shadow and a light-from-above shade so it reads as an object, not a flat blot.
+ * How an icon is bent away from its exact geometry, so that it reads the same to a person but no
+ * longer matches the source's shape pixel for pixel. `squashU`/`squashV` (0 < s ≤ 1) narrow it
+ * along its own axes; `wobble` (unit-disc units) shifts its outline by a smooth wave.
  */
-export function drawIcon(r: Raster, icon: IconName, cx: number, cy: number, size: number, angle: number, color: Rgb): void {
+export interface IconWarp {
+  squashU: number;
+  squashV: number;
+  wobble: number;
+  frequency: number;
+  phase: number;
+}
+
+/** Coverage (0..1) of an icon over the pixels of the square [x0, x0 + w) × [y0, y0 + h). */
+export interface IconCover {
+  x0: number;
+  y0: number;
+  w: number;
+  h: number;
+  cover: Float32Array;
+}
+
+/**
+ * The pixels an icon covers, centred at (cx, cy) inside a `size`×`size` square, rotated by `angle`
+ * radians and bent by `warp`. Whatever the warp, nothing is drawn outside the unit disc, so the
+ * icon never leaves the square the captcha stores as its answer box.
+ */
+export function iconCover(icon: IconName, cx: number, cy: number, size: number, angle: number, warp?: IconWarp): IconCover {
   const inside = ICONS[icon].inside;
   const radius = size / 2;
   const cos = Math.cos(angle), sin = Math.sin(angle);
   const x0 = Math.floor(cx - radius) - 1, y0 = Math.floor(cy - radius) - 1;
   const w = Math.ceil(size) + 3, h = w;
-  // Which pixel corners lie inside: a pixel whose four corners agree is wholly in or out (no icon
-  // has a feature thinner than a pixel), so only the edge pixels need the 4×4 samples.
-  const corners = new Uint8Array((w + 1) * (h + 1));
   const test = (px: number, py: number): boolean => {
     const dx = px - cx, dy = py - cy;
     // Rotate the point back into the icon's own frame.
-    return inside((dx * cos + dy * sin) / radius, (-dx * sin + dy * cos) / radius);
+    const u = (dx * cos + dy * sin) / radius, v = (-dx * sin + dy * cos) / radius;
+    if (!warp) return inside(u, v);
+    if (u * u + v * v > 1) return false;
+    const su = u / warp.squashU, sv = v / warp.squashV;
+    return inside(su + warp.wobble * Math.sin(warp.frequency * sv + warp.phase), sv + warp.wobble * Math.cos(warp.frequency * su + warp.phase * 1.7));
   };
+  // Which pixel corners lie inside: a pixel whose four corners agree is wholly in or out (no icon
+  // has a feature thinner than a pixel), so only the edge pixels need the 4×4 samples.
+  const corners = new Uint8Array((w + 1) * (h + 1));
   for (let py = 0; py <= h; py++) {
     for (let px = 0; px <= w; px++) corners[py * (w + 1) + px] = test(x0 + px, y0 + py) ? 1 : 0;
   }
@@ -242,6 +269,15 @@ export function drawIcon(r: Raster, icon: IconName, cx: number, cy: number, size
       cover[py * w + px] = hits / (SUB * SUB);
     }
   }
+  return { x0, y0, w, h, cover };
+}
+
+/**
+ * Draws `icon` centred at (cx, cy) inside a `size`×`size` square, rotated by `angle` radians, with
+ * a soft drop shadow and a light-from-above shade so it reads as an object, not a flat blot.
+ */
+export function drawIcon(r: Raster, icon: IconName, cx: number, cy: number, size: number, angle: number, color: Rgb): void {
+  const { x0, y0, w, h, cover } = iconCover(icon, cx, cy, size, angle);
   const shadow: Rgb = [30, 30, 40];
   for (let py = 0; py < h; py++) {
     for (let px = 0; px < w; px++) {
