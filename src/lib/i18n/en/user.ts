@@ -87,7 +87,7 @@ export default {
   'user.menu.toggle': 'Show or hide the menu',
   'user.menu.account/balance/export': 'Export balance log',
   'user.ledger.export': 'Export CSV',
-  'user.admin.outbox': 'No mail (SMTP_HOST) or SMS (SMS_HTTP_URL) service is configured: codes are not sent but written to the server folder data/outbox.',
+  'user.admin.outbox': 'No mail (SMTP_HOST) or SMS (SMS_HTTP_URL) service is configured: codes are not sent but written to the server folder {dir}.',
   'user.invoice.available': 'Invoiceable amount: {amount}',
   'user.invoice.amount': 'Amount',
   'user.invoice.forOrder': 'Invoice for order {no}',

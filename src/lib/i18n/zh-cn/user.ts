@@ -84,7 +84,7 @@ export default {
   'user.menu.toggle': '显示/隐藏菜单',
   'user.menu.account/balance/export': '导出余额记录',
   'user.ledger.export': '导出 CSV',
-  'user.admin.outbox': '未配置邮件（SMTP_HOST）或短信（SMS_HTTP_URL）服务：验证码不会真正发出，而是写入服务器的 data/outbox 目录。',
+  'user.admin.outbox': '未配置邮件（SMTP_HOST）或短信（SMS_HTTP_URL）服务：验证码不会真正发出，而是写入服务器的 {dir} 目录。',
   'user.invoice.available': '可开票金额：{amount}',
   'user.invoice.amount': '金额',
   'user.invoice.forOrder': '为订单 {no} 申请发票',
