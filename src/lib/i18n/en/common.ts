@@ -20,6 +20,7 @@ export default {
   'header.switchTo': '简体中文',
   'header.menu': 'Menu',
   'footer.poweredBy': 'Powered by Atrium',
+  'footer.timeZone': 'Times in {zone}',
   'footer.version': 'Version {version}',
   'notFound.title': 'Page not found',
   'notFound.message': 'Page Not Found: {path}',

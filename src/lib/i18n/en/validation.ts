@@ -25,4 +25,5 @@ export default {
   'validation.tag': 'A tag may contain letters, digits and + # . - and be at most 30 characters',
   'validation.tags': 'At most 5 tags',
   'validation.reportReason': 'Please give a reason for the report (2 to 500 characters)',
+  'validation.timeZone': 'Choose a valid time zone',
 } as const satisfies Messages<typeof zh>;

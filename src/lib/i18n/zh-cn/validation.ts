@@ -23,4 +23,5 @@ export default {
   'validation.tag': '标签只能包含文字、数字和 + # . -，最长 30 个字符',
   'validation.tags': '最多 5 个标签',
   'validation.reportReason': '请写明举报理由（2 到 500 个字符）',
+  'validation.timeZone': '请选择有效的时区',
 } as const;

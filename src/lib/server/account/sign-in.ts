@@ -3,6 +3,7 @@ import { userSignIn } from '../db/schema';
 import type { Runtime } from '../runtime';
 import { formatDate } from '../../shared/date';
 import { adjustScore } from './ledger';
+import { siteTimeZone } from '../site/time-zone';
 
 export interface SignInStatus {
   signedToday: boolean;
@@ -11,7 +12,7 @@ export interface SignInStatus {
 }
 
 async function context(rt: Runtime): Promise<{ today: string; yesterday: string; reward: number }> {
-  const tz = await rt.site.get('time_zone', 'Asia/Shanghai');
+  const tz = await siteTimeZone(rt.site);
   return {
     today: formatDate(Date.now(), 'yyyy-mm-dd', tz),
     yesterday: formatDate(Date.now() - 86_400_000, 'yyyy-mm-dd', tz),

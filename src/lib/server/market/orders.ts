@@ -7,6 +7,7 @@ import { adjustMoney, adjustScore } from '../account/ledger';
 import { formatMoney } from '../account/users';
 import { notify } from '../messages/notify';
 import { UPDATE_SECONDS } from '../../shared/market';
+import { formatDate } from '../../shared/date';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type PayType = 'balance' | 'score';
@@ -21,9 +22,10 @@ export interface OrderSummary {
   updatesUntil: number;
 }
 
-/** Order numbers: UTC date and time to the second, then six random digits (20 characters). */
-export function newOrderNo(at = new Date()): string {
-  const stamp = at.toISOString().replace(/\D/g, '').slice(0, 14);
+/** Order numbers: the date and time to the second in the site's zone, then six random digits (20 characters). */
+export function newOrderNo(at = new Date(), timeZone = 'UTC'): string {
+  // Dated on the site's clock, the one its paid time is shown in.
+  const stamp = formatDate(at, 'yyyymmddhhMMss', timeZone);
   return `${stamp}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
 }
 
@@ -53,6 +55,8 @@ export interface BuyInput {
   nonce: string;
   /** Platform commission in percent (config `market_commission`). */
   commission: number;
+  /** The site's time zone (`time_zone`): the order number's date. */
+  timeZone?: string;
 }
 
 /**
@@ -93,7 +97,7 @@ export async function buyModule(db: Db, input: BuyInput): Promise<{ order: Order
 
     const t = now();
     const commission = commissionOf(amount, input.commission);
-    const orderNo = newOrderNo();
+    const orderNo = newOrderNo(new Date(t * 1000), input.timeZone);
     const [order] = await tx.insert(moduleOrder).values({
       orderNo, userId: input.userId, moduleId: m.id, developerId: m.developerId, payType: input.payType, amount, commission,
       status: 'paid', nonce: input.nonce.slice(0, 40), updatesUntil: t + UPDATE_SECONDS, payTime: t, createTime: t,

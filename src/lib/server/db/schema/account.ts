@@ -20,6 +20,8 @@ export const user = pgTable('user', {
   joinIp: varchar('join_ip', { length: 50 }).notNull().default(''),
   joinTime: bigint('join_time', { mode: 'number' }).notNull().default(0),
   motto: varchar('motto', { length: 255 }).notNull().default(''),
+  /** The IANA zone the member reads times in; '' follows the site's `time_zone`. */
+  timeZone: varchar('time_zone', { length: 64 }).notNull().default(''),
   /** `scrypt$N$r$p$salt$hash`: the parameters travel with the hash so they can be raised later. */
   password: varchar('password', { length: 255 }).notNull(),
   status: varchar('status', { length: 10 }).notNull().default('enable'),
