@@ -144,7 +144,9 @@ test.describe.serial('the module market', () => {
     await expect(row).toContainText('已支付');
     await expect(row.getByRole('link', { name: '下载' })).toBeVisible();
     await page.goto('/user/account/balance');
-    await expect(page.getByText(`module:${uid}`).first()).toBeVisible();
+    // The ledger says what happened in the reader's language, not an internal memo.
+    await expect(page.getByText(`购买模块 ${uid}（订单 `).first()).toBeVisible();
+    await expect(page.getByText(`module:${uid}`)).toHaveCount(0);
 
     // Buying again is refused without a second debit.
     await page.goto(`/modules/${uid}`);

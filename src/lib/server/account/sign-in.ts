@@ -42,7 +42,7 @@ export async function signIn(rt: Runtime, userId: number): Promise<{ added: bool
       const [row] = await tx.select().from(userSignIn).where(and(eq(userSignIn.userId, userId), eq(userSignIn.day, today)));
       return { added: false, streak: row?.streak ?? streak, score: 0 };
     }
-    if (reward > 0) await adjustScore(tx, userId, reward, `Daily check-in ${today}`);
+    if (reward > 0) await adjustScore(tx, userId, reward, `Daily check-in ${today}`, { key: 'user.ledger.memo.checkIn', params: { date: today } });
     return { added: true, streak, score: reward };
   });
   if (result.added) await rt.sessions.forgetUser(userId);

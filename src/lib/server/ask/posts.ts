@@ -92,7 +92,7 @@ export async function createPost(db: Db, authorId: number, input: z.output<typeo
     await tx.update(askCategory).set({ postCount: sql`${askCategory.postCount} + 1` }).where(eq(askCategory.id, category.id));
     await refreshHot(tx, row.id);
     const reward = await scoreSetting(tx, 'ask_post_score', 2);
-    if (reward > 0) await adjustScore(tx, authorId, reward, `Post #${row.id} published`);
+    if (reward > 0) await adjustScore(tx, authorId, reward, `Post #${row.id} published`, { key: 'user.ledger.memo.post', params: { id: row.id } });
     await notifyMentions(tx, input.content, authorId, input.title, `/ask/info/${row.id}`);
     return { id: row.id, created: true };
   });

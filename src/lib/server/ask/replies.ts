@@ -142,7 +142,7 @@ export async function acceptReply(db: Db, askerId: number, replyId: number): Pro
       const reward = await scoreSetting(tx, 'ask_accept_score', 15);
       const already = await tx.select({ id: userScoreLog.id }).from(userScoreLog)
         .where(and(eq(userScoreLog.userId, reply.userId), eq(userScoreLog.memo, memo))).limit(1);
-      if (reward > 0 && already.length === 0) await adjustScore(tx, reply.userId, reward, memo);
+      if (reward > 0 && already.length === 0) await adjustScore(tx, reply.userId, reward, memo, { key: 'user.ledger.memo.accepted', params: { id: reply.id } });
       await notify(tx, [{ type: 'ask_accept', senderId: askerId, recipientId: reply.userId, title: post.title, link: `/ask/info/${post.id}#reply-${reply.id}` }]);
     }
     return { postId: post.id, accepted };

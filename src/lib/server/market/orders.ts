@@ -103,14 +103,15 @@ export async function buyModule(db: Db, input: BuyInput): Promise<{ order: Order
       status: 'paid', nonce: input.nonce.slice(0, 40), updatesUntil: t + UPDATE_SECONDS, payTime: t, createTime: t,
     }).returning();
     const memo = `module:${m.uid} order:${orderNo}`;
-    if (input.payType === 'balance') await adjustMoney(tx, input.userId, -amount, memo);
-    else await adjustScore(tx, input.userId, -amount, memo);
+    const message = { key: 'user.ledger.memo.buy', params: { uid: m.uid, order: orderNo } } as const;
+    if (input.payType === 'balance') await adjustMoney(tx, input.userId, -amount, memo, message);
+    else await adjustScore(tx, input.userId, -amount, memo, message);
     if (m.developerId > 0) {
       await tx.insert(developerEarning).values({
         developerId: m.developerId, orderId: order!.id, kind: input.payType === 'balance' ? 'money' : 'score',
         gross: amount, commission, amount: amount - commission, createTime: t,
       });
-      if (input.payType === 'score' && amount > commission) await adjustScore(tx, m.developerId, amount - commission, `sale module:${m.uid} order:${orderNo}`);
+      if (input.payType === 'score' && amount > commission) await adjustScore(tx, m.developerId, amount - commission, `sale module:${m.uid} order:${orderNo}`, { key: 'user.ledger.memo.sale', params: { uid: m.uid, order: orderNo } });
     }
     await tx.update(module).set({ purchases: sql`${module.purchases} + 1` }).where(eq(module.id, m.id));
     await notify(tx, [{

@@ -1,4 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
+import { ledgerText } from '../../../lib/server/account/ledger';
 import { viewerTimeZone } from '../../../lib/server/site/time-zone';
 import { api } from '../../../lib/server/http';
 import { requireRule } from '../../../lib/server/auth/guard';
@@ -19,7 +20,7 @@ export const GET = api(async (ctx) => {
   const tz = await viewerTimeZone(ctx.locals);
   const rows = await runtime.db.select().from(userMoneyLog).where(eq(userMoneyLog.userId, member.id)).orderBy(asc(userMoneyLog.id)).limit(100_000);
   const lines = [['time', 'change', 'before', 'after', 'memo'].join(',')];
-  for (const r of rows) lines.push([formatDate(r.createTime, undefined, tz), formatMoney(r.money), formatMoney(r.before), formatMoney(r.after), r.memo].map(cell).join(','));
+  for (const r of rows) lines.push([formatDate(r.createTime, undefined, tz), formatMoney(r.money), formatMoney(r.before), formatMoney(r.after), ledgerText(r, ctx.locals.apiLocale).text].map(cell).join(','));
   return new Response(`\uFEFF${lines.join('\r\n')}\r\n`, {
     headers: {
       'content-type': 'text/csv; charset=utf-8',

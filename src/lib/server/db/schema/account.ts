@@ -45,6 +45,9 @@ export const userMoneyLog = pgTable('user_money_log', {
   before: bigint('before', { mode: 'number' }).notNull(),
   after: bigint('after', { mode: 'number' }).notNull(),
   memo: varchar('memo', { length: 255 }).notNull(),
+  /** What the entry says, as a message key and its values, rendered in the reader's language ('' : `memo` as written). */
+  memoKey: varchar('memo_key', { length: 64 }).notNull().default(''),
+  memoParams: text('memo_params').notNull().default('{}'),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
 }, (t) => [index('user_money_log_user_idx').on(t.userId, t.id)]);
 
@@ -56,6 +59,8 @@ export const userScoreLog = pgTable('user_score_log', {
   before: integer('before').notNull(),
   after: integer('after').notNull(),
   memo: varchar('memo', { length: 255 }).notNull(),
+  memoKey: varchar('memo_key', { length: 64 }).notNull().default(''),
+  memoParams: text('memo_params').notNull().default('{}'),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
 }, (t) => [index('user_score_log_user_idx').on(t.userId, t.id)]);
 
