@@ -31,7 +31,7 @@ export default {
   'devstudio.withdrawStatus.paid': 'Paid',
   'devstudio.withdrawStatus.rejected': 'Rejected',
   'devstudio.price.free': 'Free',
-  'devstudio.price.points': '{n} points',
+  'devstudio.price.points': '{n} {n|point|points}',
 
   'devstudio.error.moduleMissing': 'There is no such module among yours',
   'devstudio.error.uid': 'The identifier must start with a lower-case letter and use only lower-case letters, digits and dashes, 2 to 40 characters',
@@ -94,7 +94,7 @@ export default {
   'devstudio.modules.confirmDelist': 'Take “{name}” off the market? Members who bought it can still download it.',
   'devstudio.modules.confirmRelist': 'Put “{name}” back on the market?',
   'devstudio.modules.sentBack': 'Sent back by review: {reason}',
-  'devstudio.modules.versionsInReview': '{n} version(s) in review',
+  'devstudio.modules.versionsInReview': '{n} {n|version|versions} in review',
   'devstudio.modules.editTitle': 'Edit “{name}”',
 
   'devstudio.form.name': 'Name',
@@ -154,7 +154,7 @@ export default {
   'devstudio.orders.apply': 'Filter',
   'devstudio.orders.reset': 'Clear filters',
   'devstudio.orders.badFilter': 'The filters were not valid; showing every order',
-  'devstudio.orders.totals': '{count} orders',
+  'devstudio.orders.totals': '{count} {count|order|orders}',
   'devstudio.orders.totalMoney': 'balance sales ¥{gross}, yours ¥{net}',
   'devstudio.orders.totalScore': 'points sales {gross}, yours {net}',
   'devstudio.orders.empty': 'No sales yet',

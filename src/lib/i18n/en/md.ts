@@ -37,7 +37,7 @@ export default {
   'md.searchTitle': 'Docs search: {q}',
   'md.searchEmpty': 'Nothing matches “{q}”',
   'md.searchPrompt': 'Type keywords to search every book, in Chinese or English',
-  'md.searchResults': '{count} matches',
+  'md.searchResults': '{count} {count|match|matches}',
   'md.emptyBook': 'This book has no pages yet',
   'md.breadcrumbs': 'Breadcrumbs',
   'md.reader.toggle': 'Show or hide the sub-pages of “{title}”',
