@@ -21,6 +21,7 @@ export default {
   'md.moved': 'Moved',
   'md.deleted': 'Page deleted',
   'md.restored': 'Restored as a new revision',
+  'md.translation.switch': '阅读中文版',
   'md.pages': 'Pages: {count}',
   'md.membersOnly': 'Members only',
   'md.edit': 'Edit this page',
