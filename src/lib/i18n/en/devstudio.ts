@@ -98,6 +98,11 @@ export default {
   'devstudio.modules.editTitle': 'Edit “{name}”',
 
   'devstudio.form.name': 'Name',
+  'devstudio.form.english': 'In English',
+  'devstudio.form.englishHint': 'Readers of the English interface see these; any left empty shows the one above.',
+  'devstudio.form.nameEn': 'English name',
+  'devstudio.form.summaryEn': 'English summary',
+  'devstudio.form.descriptionEn': 'English text (Markdown)',
   'devstudio.form.uid': 'Identifier',
   'devstudio.form.uidHint': 'Used in URLs and installs, e.g. my-module; it cannot change later.',
   'devstudio.form.uidFixed': 'The identifier cannot change once the module exists.',

@@ -8,6 +8,7 @@ import { formatMoney } from '../account/users';
 import { notify } from '../messages/notify';
 import { UPDATE_SECONDS } from '../../shared/market';
 import { formatDate } from '../../shared/date';
+import type { Locale } from '../../i18n';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type PayType = 'balance' | 'score';
@@ -128,13 +129,13 @@ function summary(o: typeof moduleOrder.$inferSelect): OrderSummary & { status: s
 }
 
 /** One page of the member's module orders, newest first, with what the order list shows. */
-export async function ordersPage(db: Db, userId: number, page: number, limit = 20) {
+export async function ordersPage(db: Db, userId: number, page: number, limit = 20, locale: Locale = 'zh-cn') {
   const where = eq(moduleOrder.userId, userId);
   const [rows, [{ total } = { total: 0 }]] = await Promise.all([
     db.select({
       id: moduleOrder.id, orderNo: moduleOrder.orderNo, payType: moduleOrder.payType, amount: moduleOrder.amount, status: moduleOrder.status,
       payTime: moduleOrder.payTime, updatesUntil: moduleOrder.updatesUntil, createTime: moduleOrder.createTime,
-      uid: module.uid, name: module.name, latestVersion: module.latestVersion,
+      uid: module.uid, name: locale === 'en' ? sql<string>`coalesce(nullif(${module.nameEn}, ''), ${module.name})` : module.name, latestVersion: module.latestVersion,
     }).from(moduleOrder).innerJoin(module, eq(module.id, moduleOrder.moduleId))
       .where(where).orderBy(desc(moduleOrder.id)).limit(limit).offset((page - 1) * limit),
     db.select({ total: sql<number>`count(*)::int` }).from(moduleOrder).where(where),
