@@ -286,7 +286,7 @@ describe('a module page', () => {
     expect(html).toContain('<title>Markdown Editor Pro - ');
     expect(html).toContain('<meta name="description" content="A richer editor for posts and pages">');
     expect(html).toMatch(/<link rel="canonical" href="http:\/\/127\.0\.0\.1:\d+\/modules\/md-editor-pro">/);
-    expect(html).toContain('<h1>Markdown Editor Pro</h1>');
+    expect(html).toContain('<h1 data-user-content>Markdown Editor Pro</h1>');
     expect(html).toContain('href="/user/card/' + people.maker!.row.id + '">maker</a>');
     expect(html).toContain('href="/modules?category=editor">Editor</a>');
     expect(html).toContain('href="/modules?tag=markdown">#markdown</a>');
