@@ -101,15 +101,35 @@ test.describe.serial('the module market', () => {
     const page = await logIn(browser, buyer);
     await page.goto(`/modules/${uid}`);
     await expect(page.getByText('购买（免费模块为下载）后可以评价。')).toBeVisible();
+    // Buying asks first: price, method, the balance now and afterwards. Cancelling debits nothing.
     await page.getByRole('button', { name: '余额购买 ¥9.90' }).click();
+    const confirmBox = page.getByRole('dialog', { name: '确认购买' });
+    await expect(confirmBox).toBeVisible();
+    await expect(confirmBox).toContainText('¥9.90');
+    await expect(confirmBox).toContainText('当前余额¥20.00');
+    await expect(confirmBox).toContainText('支付后余额¥10.10');
+    await confirmBox.getByRole('button', { name: '取消' }).click();
+    await expect(confirmBox).toBeHidden();
+    await page.reload();
+    await expect(page.getByRole('button', { name: '余额购买 ¥9.90' })).toBeVisible();
+    await page.getByRole('button', { name: '余额购买 ¥9.90' }).click();
+    await page.getByRole('dialog', { name: '确认购买' }).getByRole('button', { name: '确认支付 ¥9.90' }).click();
     await expect(page.getByText(/你已拥有此模块，更新服务至 \d{4}-\d{2}-\d{2}/)).toBeVisible();
 
+    // One click is one download: the client router leaves the link to the browser, so the server
+    // gets one request and the count rises by exactly one.
+    const downloads = async (): Promise<number> => Number((await page.locator('.module-facts dt:text-is("下载次数") + dd').textContent())?.replace(/\D/g, ''));
+    const before = await downloads();
     const downloading = page.waitForEvent('download');
     await page.getByRole('link', { name: /^下载/ }).first().click();
     const download = await downloading;
     expect(download.suggestedFilename()).toBe(`${uid}-1.0.0.zip`);
     const bytes = readFileSync((await download.path())!);
     expect(bytes.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
+    // A second request (the router's fetch, then the browser's load) would land within this wait.
+    await page.waitForTimeout(1000);
+    await page.reload();
+    expect(await downloads()).toBe(before + 1);
 
     await page.locator('label[for="rating-4"]').click();
     await page.getByLabel('评价内容').fill('中文提交也能整理得很好。');
@@ -124,7 +144,9 @@ test.describe.serial('the module market', () => {
     await expect(row).toContainText('已支付');
     await expect(row.getByRole('link', { name: '下载' })).toBeVisible();
     await page.goto('/user/account/balance');
-    await expect(page.getByText(`module:${uid}`).first()).toBeVisible();
+    // The ledger says what happened in the reader's language, not an internal memo.
+    await expect(page.getByText(`购买模块 ${uid}（订单 `).first()).toBeVisible();
+    await expect(page.getByText(`module:${uid}`)).toHaveCount(0);
 
     // Buying again is refused without a second debit.
     await page.goto(`/modules/${uid}`);

@@ -8,7 +8,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs, solvedCaptcha } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { eq, sql } from 'drizzle-orm';
-import { user, userGroup, userRule } from '../../src/lib/server/db/schema';
+import { user, userGroup, userMoneyLog, userRule } from '../../src/lib/server/db/schema';
 import { adjustMoney } from '../../src/lib/server/account/ledger';
 import { createUser } from '../../src/lib/server/account/users';
 import { addNotice } from '../../src/lib/server/account/notices';
@@ -335,7 +335,7 @@ describe('button permissions', () => {
 });
 
 describe('outbox notice', () => {
-  it('tells administrators, and only them, that codes go to the outbox without SMTP', async () => {
+  it('tells administrators, and only them, that codes go to the outbox folder under DATA_DIR without SMTP', async () => {
     const plain = await startInProcess();
     try {
       await createUser(plain.runtime.db, { username: 'boss', password: 'bosspass1', groupId: ADMIN_GROUP });
@@ -343,9 +343,13 @@ describe('outbox notice', () => {
       const boss = await loginAs(plain.url, plain.runtime, 'boss', 'bosspass1');
       const staff = await loginAs(plain.url, plain.runtime, 'staff', 'staffpass1');
       const text = (cookie: string) => raw(plain.url, '/user/account/overview', { headers: { cookie } }).then((r) => r.text);
-      expect(await text(boss.cookie)).toContain('data/outbox');
-      expect(await text(staff.cookie)).not.toContain('data/outbox');
-      expect((await raw(plain.url, '/user/login')).text).not.toContain('data/outbox');
+      // The banner names the real folder (DATA_DIR/outbox), not a default the site may not use.
+      const dir = plain.runtime.mailer.outboxDir;
+      expect(dir).toMatch(/outbox$/);
+      expect(dir).not.toBe('data/outbox');
+      expect(await text(boss.cookie)).toContain(dir);
+      expect(await text(staff.cookie)).not.toContain(dir);
+      expect((await raw(plain.url, '/user/login')).text).not.toContain(dir);
     } finally {
       await plain.stop();
     }
@@ -385,5 +389,28 @@ describe('invoices', () => {
     expect((await raw(server.url, '/api/account/invoice', { headers: { 'ba-user-token': alice.token } })).json<{ data: { list: unknown[] } }>().data.list).toEqual([]);
     const page = await raw(server.url, '/user/account/invoice', { headers: { cookie: leo.cookie } });
     expect(page.text).toContain('Acme Ltd');
+  });
+});
+
+describe('one clock', () => {
+  it('shows times in the site zone, or in the zone the member chose in the profile, and names it', async () => {
+    const member = await createUser(server.runtime.db, { username: 'tz_member', password: 'tzpass123' });
+    // 2026-01-01 00:30 UTC: 08:30 in Shanghai, 19:30 the day before in New York.
+    await server.runtime.db.insert(userMoneyLog).values({ userId: member.id, money: 100, before: 0, after: 100, memo: 'clock', createTime: 1767227400 });
+    await server.runtime.db.update(user).set({ money: 100 }).where(eq(user.id, member.id));
+    const me = await loginAs(server.url, server.runtime, 'tz_member', 'tzpass123');
+    const balance = () => raw(server.url, '/user/account/balance', { headers: { cookie: me.cookie } }).then((r) => r.text);
+    let html = await balance();
+    expect(html).toContain('2026-01-01 08:30');
+    expect(html).toContain('Asia/Shanghai (UTC+8)');
+
+    const refused = await postJson(server.url, '/api/account/profile', { nickname: 'tz', time_zone: 'Nowhere/Land' }, { 'ba-user-token': me.token });
+    expect(refused.json<{ code: number; data: { fields: Record<string, string> } }>().data.fields.time_zone).toBeTruthy();
+    const saved = await postJson(server.url, '/api/account/profile', { nickname: 'tz', time_zone: 'America/New_York' }, { 'ba-user-token': me.token });
+    expect(saved.json().code).toBe(1);
+    html = await balance();
+    expect(html).toContain('2025-12-31 19:30');
+    expect(html).toContain('America/New_York (UTC-5)');
+    expect(html).not.toContain('2026-01-01 08:30');
   });
 });

@@ -81,3 +81,15 @@ describe('GET /api/ajax/area bad input', () => {
     expect(body.data).toEqual({ fields: { [field]: message } });
   });
 });
+
+describe('GET /api/ajax/area in English', () => {
+  it('names provinces, cities and districts in English for an English reader, with the same codes', async () => {
+    const provinces = (await area('', { 'ba-lang': 'en' })).data as Options;
+    expect(provinces[0]).toEqual({ value: '11', label: 'Beijing' });
+    expect(provinces).toContainEqual({ value: '44', label: 'Guangdong' });
+    expect((await area('?province=44', { cookie: 'ba-lang=en' })).data).toContainEqual({ value: '4403', label: 'Shenzhen' });
+    expect((await area('?province=44&city=4403', { 'think-lang': 'en' })).data).toContainEqual({ value: '440305', label: 'Nanshan District' });
+    const res = await raw(server.url, '/api/ajax/area', { headers: { 'ba-lang': 'en' } });
+    expect(res.headers.vary).toMatch(/ba-lang/);
+  });
+});

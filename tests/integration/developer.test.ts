@@ -119,7 +119,9 @@ describe('applying to become a developer', () => {
     const reply = await post('applicant', '/api/developer/verif', application({ id_number: lower }));
     expect(reply.code).toBe(1);
     expect(reply.msg).toBe('Application submitted; please wait for the review');
-    expect(reply.data).toMatchObject({ status: 'pending', id_number: `1101**********${VALID_ID.slice(-4)}`, mobile: '138****8000', province_name: '北京市' });
+    expect(reply.data).toMatchObject({ status: 'pending', id_number: `1101**********${VALID_ID.slice(-4)}`, mobile: '138****8000', province_name: 'Beijing' });
+    // The same application read in Chinese names the area in Chinese.
+    expect((await raw(srv.url, '/api/developer/verif', { headers: headers('applicant', 'zh-cn') })).json<Env>().data).toMatchObject({ province_name: '北京市', city_name: '市辖区' });
     const row = await developerOf(rt.db, userId('applicant'));
     expect(row).toMatchObject({ status: 'pending', idNumber: VALID_ID, province: '11', city: '1101' });
     const shown = await get('applicant', '/api/developer/verif');
@@ -168,7 +170,7 @@ describe('reviewing applications', () => {
     const reply = await get('reviewer', '/api/market/review');
     expect(reply.code).toBe(1);
     const list = (reply.data!.developers as { list: Record<string, unknown>[] }).list;
-    expect(list.find((d) => d.userId === userId('applicant'))).toMatchObject({ idNumber: VALID_ID, mobile: '13800138000', provinceName: '北京市', cityName: '市辖区', username: 'applicant' });
+    expect(list.find((d) => d.userId === userId('applicant'))).toMatchObject({ idNumber: VALID_ID, mobile: '13800138000', provinceName: 'Beijing', cityName: 'City districts', username: 'applicant' });
     const html = (await page('reviewer', '/user/market/review')).text;
     expect(html).toContain(VALID_ID);
     expect(html).toContain('data-review-type="developer"');

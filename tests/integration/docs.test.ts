@@ -2,7 +2,7 @@
 // up books with the same services the product uses).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { createUser, type UserRow } from '../../src/lib/server/account/users';
@@ -59,11 +59,33 @@ describe('first start', () => {
     const books = await rt.db.select().from(mdBook);
     expect(books.map((b) => b.name)).toEqual(expect.arrayContaining(['guide', 'guide-en']));
     expect(books.find((b) => b.name === 'guide')!.pageCount).toBeGreaterThan(5);
-    const res = await page('/md/guide');
+    const res = await page('/md/guide-en');
     expect(res.status).toBe(302);
     const first = await page(String(res.headers.location));
     expect(first.status).toBe(200);
     expect(first.text).toContain('class="markdown-body"');
+  });
+
+  it('is one guide in two translations: each reader lands on theirs and can switch', async () => {
+    // An English reader at the Chinese guide goes to the English one, the same page when it exists.
+    expect((await page('/md/guide')).headers.location).toBe('/md/guide-en');
+    expect((await page('/md/guide/install')).headers.location).toBe('/md/guide-en/install');
+    const zh = { headers: { cookie: 'ba-lang=zh-cn' } };
+    expect((await raw(srv.url, '/md/guide-en/install', zh)).headers.location).toBe('/md/guide/install');
+    // Each reads in its own language, with the way across through the language switch.
+    const en = await page('/md/guide-en/install');
+    expect(en.status).toBe(200);
+    expect(en.text).toMatch(/data-action="set-language" data-locale="zh-cn" lang="zh-cn">阅读中文版</);
+    const cn = await raw(srv.url, '/md/guide/install', zh);
+    expect(cn.text).toMatch(/data-action="set-language" data-locale="en" lang="en">Read in English</);
+    // The docs index lists the reader's translation only.
+    const index = await page('/md');
+    expect(index.text).toContain('href="/md/guide-en"');
+    expect(index.text).not.toContain('href="/md/guide"');
+    // The history's first message is in the book's language.
+    const rows = await rt.db.selectDistinct({ lang: mdBook.lang, message: mdRevision.message }).from(mdRevision)
+      .innerJoin(mdBook, eq(mdBook.id, mdRevision.bookId)).where(inArray(mdBook.name, ['guide', 'guide-en']));
+    expect(rows.map((r) => `${r.lang}:${r.message}`).sort()).toEqual(['en:Guide shipped with Atrium', 'zh-cn:Atrium 自带的使用指南']);
   });
 });
 

@@ -81,3 +81,35 @@ describe('ledger under concurrency', () => {
     await checkConsistency(rt, member.id);
   });
 });
+
+describe('ledger entries in the reader\'s language', () => {
+  it('stores a message key with its values and renders it in Chinese or English; operators\' memos stay as written', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { ledgerText } = await import('../../src/lib/server/account/ledger');
+    const rt = await pgliteRuntime();
+    const member = await createUser(rt.db, { username: 'lang_ledger', password: 'ledgerpass1' });
+    await signIn(rt, member.id);
+    await adjustMoney(rt.db, member.id, 500, 'bank transfer');
+    const [checkIn] = await rt.db.select().from(userScoreLog).where(eq(userScoreLog.userId, member.id));
+    expect(checkIn!.memoKey).toBe('user.ledger.memo.checkIn');
+    expect(ledgerText(checkIn!, 'zh-cn').text).toMatch(/^每日签到 \d{4}-\d{2}-\d{2}$/);
+    expect(ledgerText(checkIn!, 'en').text).toMatch(/^Daily check-in \d{4}-\d{2}-\d{2}$/);
+    const [transfer] = await rt.db.select().from(userMoneyLog).where(eq(userMoneyLog.userId, member.id));
+    expect(ledgerText(transfer!, 'zh-cn')).toEqual({ text: 'bank transfer', userContent: true });
+
+    // Rows written before keys existed: the data migration gives Atrium's own memos their key.
+    await rt.db.insert(userScoreLog).values([
+      { userId: member.id, score: 2, before: 0, after: 2, memo: 'Post #13 published', createTime: 1 },
+      { userId: member.id, score: -10, before: 2, after: -8, memo: 'module:notes order:20261126013005123456', createTime: 2 },
+      { userId: member.id, score: 1, before: 0, after: 1, memo: 'a gift from the team', createTime: 3 },
+    ]);
+    await rt.db.insert(userMoneyLog).values({ userId: member.id, money: -100, before: 500, after: 400, memo: 'module:notes order:20261126013005123456', createTime: 4 });
+    const backfill = readFileSync(join(ROOT, 'drizzle', '0012_ledger_memo_backfill.sql'), 'utf8');
+    for (const statement of backfill.split('--> statement-breakpoint')) await rt.db.execute(sql.raw(statement));
+    const scores = await rt.db.select().from(userScoreLog).where(and(eq(userScoreLog.userId, member.id), sql`${userScoreLog.createTime} < 10`)).orderBy(userScoreLog.createTime);
+    expect(scores.map((r) => ledgerText(r, 'zh-cn').text)).toEqual(['发布帖子 #13', '购买模块 notes（订单 20261126013005123456）', 'a gift from the team']);
+    expect(scores.map((r) => ledgerText(r, 'en').text)).toEqual(['Post #13 published', 'Bought module notes (order 20261126013005123456)', 'a gift from the team']);
+    const [bought] = await rt.db.select().from(userMoneyLog).where(eq(userMoneyLog.createTime, 4));
+    expect(ledgerText(bought!, 'zh-cn').text).toBe('购买模块 notes（订单 20261126013005123456）');
+  });
+});

@@ -286,7 +286,7 @@ describe('a module page', () => {
     expect(html).toContain('<title>Markdown Editor Pro - ');
     expect(html).toContain('<meta name="description" content="A richer editor for posts and pages">');
     expect(html).toMatch(/<link rel="canonical" href="http:\/\/127\.0\.0\.1:\d+\/modules\/md-editor-pro">/);
-    expect(html).toContain('<h1>Markdown Editor Pro</h1>');
+    expect(html).toContain('<h1 data-user-content>Markdown Editor Pro</h1>');
     expect(html).toContain('href="/user/card/' + people.maker!.row.id + '">maker</a>');
     expect(html).toContain('href="/modules?category=editor">Editor</a>');
     expect(html).toContain('href="/modules?tag=markdown">#markdown</a>');
@@ -323,10 +323,15 @@ describe('a module page', () => {
 
   it('offers a member the ways the module is sold, and no others', async () => {
     const money = (await page('/modules/md-editor-pro', 'stranger')).text;
-    expect(money).toContain('data-market="buy" data-pay="balance">Buy with balance ¥12.00</button>');
+    expect(money).toContain('data-market="ask-buy" data-pay="balance">Buy with balance ¥12.00</button>');
+    // Buying asks first, with the price and what the balance would be; without the funds it only says so.
+    expect(money).toContain('Confirm your purchase');
+    expect(money).toContain('<dt>Your balance</dt><dd>¥0.00</dd>');
+    expect(money).toContain('Your balance is not enough to buy this module.');
+    expect(money).not.toContain('data-market="buy"');
     expect(money).not.toContain('data-pay="score"');
     const points = (await page('/modules/cn-search', 'stranger')).text;
-    expect(points).toContain('data-market="buy" data-pay="score">Buy with 300 points</button>');
+    expect(points).toContain('data-market="ask-buy" data-pay="score">Buy with 300 points</button>');
     expect(points).not.toContain('data-pay="balance"');
     const both = (await page('/modules/both-prices', 'stranger')).text;
     expect(both).toContain('data-pay="balance"');
@@ -338,7 +343,7 @@ describe('a module page', () => {
   it('tells an owner until when updates last, with downloads and the review form', async () => {
     const html = (await page('/modules/md-editor-pro', 'buyer')).text;
     expect(html).toContain('You own this module — updates until 2031-06-15.');
-    expect(html).toContain('href="/api/modules/download?uid=md-editor-pro">Download 1.2.0</a>');
+    expect(html).toContain('href="/api/modules/download?uid=md-editor-pro" download>Download 1.2.0</a>');
     expect(html).toContain('href="/api/modules/download?uid=md-editor-pro&amp;version=1.0.0"');
     expect(html).not.toContain('data-market="buy"');
     expect(html).toContain('data-market="review" data-uid="md-editor-pro"');
@@ -360,7 +365,7 @@ describe('a module page', () => {
   it('gives a free module a download for members and a log-in link for visitors', async () => {
     expect((await page('/modules/ai-writer')).text).toContain('href="/user/login?to=%2Fmodules%2Fai-writer">Log in to download</a>');
     const html = (await page('/modules/ai-writer', 'stranger')).text;
-    expect(html).toContain('href="/api/modules/download?uid=ai-writer">Download 1.0.0</a>');
+    expect(html).toContain('href="/api/modules/download?uid=ai-writer" download>Download 1.0.0</a>');
     expect(html).toContain('No changelog.');
     // Reviewing a free module needs a download first.
     expect(html).toContain('Buyers (and downloaders of a free module) can review it.');
@@ -445,5 +450,43 @@ describe('the sitemap', () => {
     const published = await rt.db.select({ n: sql<number>`count(*)::int` }).from(module).where(eq(module.status, 'published'));
     const listed = [...res.text.matchAll(/\/modules\/[a-z0-9-]+<\/loc>/g)].length;
     expect(listed).toBe(Number(published[0]!.n));
+  });
+});
+
+describe('a module in each reader\'s language', () => {
+  it('shows the English name, summary and description to English readers and the Chinese ones to Chinese readers, each falling back to the other', async () => {
+    const texts = { name: '番茄钟', nameEn: 'Pomodoro timer', summary: '专注二十五分钟', summaryEn: 'Focus for twenty-five minutes', description: '## 用法\n\n点开始。', descriptionEn: '## Usage\n\nPress start.' };
+    const text = await moduleText({ ...texts, tags: [] });
+    clock += 60;
+    await rt.db.insert(module).values({
+      uid: 'pomodoro', developerId: people.maker!.row.id, ...texts, category: 'tools', tags: [], status: 'published', latestVersion: '1.0.0',
+      publishTime: clock, createTime: clock, updateTime: clock, ...text,
+    });
+    await rt.pageCache.invalidate(['modules']);
+    const en = (await page('/modules/pomodoro')).text;
+    expect(en).toContain('Pomodoro timer');
+    expect(en).toContain('Focus for twenty-five minutes');
+    expect(en).toContain('Press start.');
+    expect(en).not.toMatch(/番茄钟|专注二十五分钟|点开始/);
+    const zh = (await raw(srv.url, '/modules/pomodoro', { headers: { cookie: 'ba-lang=zh-cn' } })).text;
+    expect(zh).toContain('番茄钟');
+    expect(zh).toContain('点开始。');
+    expect(zh).not.toMatch(/Pomodoro timer|Press start/);
+    expect((await page('/modules?q=pomodoro')).text).toContain('Pomodoro');
+    expect((await raw(srv.url, `/modules?q=${encodeURIComponent('番茄')}`, { headers: { cookie: 'ba-lang=zh-cn' } })).text).toContain('<mark>番茄</mark>钟');
+
+    // Only Chinese written: English readers see it rather than nothing.
+    await rt.db.update(module).set({ nameEn: '', summaryEn: '', descriptionEnHtml: '' }).where(eq(module.uid, 'pomodoro'));
+    await rt.pageCache.invalidate(['modules', 'module:pomodoro']);
+    expect((await page('/modules/pomodoro')).text).toContain('番茄钟');
+  });
+
+  it('lists the editor in the reader\'s language, not both joined', async () => {
+    const en = (await page('/modules/editor')).text;
+    expect(en).toContain('Atrium Editor');
+    expect(en).not.toContain('站点的 Markdown 编辑器');
+    const zh = (await raw(srv.url, '/modules/editor', { headers: { cookie: 'ba-lang=zh-cn' } })).text;
+    expect(zh).toContain('站点的 Markdown 编辑器');
+    expect(zh).not.toContain('live preview, image paste');
   });
 });

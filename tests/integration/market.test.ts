@@ -312,8 +312,17 @@ describe('the demo seed', () => {
     expect(await seedMarketDemo(rt)).toEqual(['demo: sample paid module sample-paid-module']);
     expect(await seedMarketDemo(rt)).toEqual([]);
     const [m] = await rt.db.select().from(module).where(eq(module.uid, 'sample-paid-module'));
-    expect(m!.name).toContain('Sample');
+    // Said to be a sample in each language, once per language (not both joined).
+    expect(m).toMatchObject({ name: '示例付费模块', nameEn: 'Sample paid module' });
     expect(m!.summary).toContain('【演示】');
+    expect(m!.summary).not.toMatch(/[A-Za-z]{4}/);
+    expect(m!.summaryEn).toMatch(/^A sample/);
+    expect(m!.descriptionEnHtml).toContain('<strong>sample module</strong>');
+    // A site seeded before the split gets the text of each language on the next seed.
+    await rt.db.update(module).set({ name: '示例付费模块 · Sample paid module', nameEn: '' }).where(eq(module.id, m!.id));
+    expect(await seedMarketDemo(rt)).toEqual(['demo: sample module sample-paid-module written per language']);
+    const [fixed] = await rt.db.select().from(module).where(eq(module.id, m!.id));
+    expect(fixed).toMatchObject({ name: '示例付费模块', nameEn: 'Sample paid module' });
     const bought = await call('buyer', '/api/modules/buy', { uid: 'sample-paid-module', pay_type: 'score', nonce: nonce() });
     expect(bought.code, bought.msg).toBe(1);
     const zip = await raw(srv.url, '/api/modules/download?uid=sample-paid-module', { headers: as('buyer') });

@@ -78,3 +78,35 @@ describe('areaName', () => {
     expect(areaName(code)).toBeNull();
   });
 });
+
+describe('English names', () => {
+  it('uses the official English province names and keeps the codes', () => {
+    const en = provinces('en');
+    expect(en.map((o) => o.value)).toEqual(provinces().map((o) => o.value));
+    expect(en).toContainEqual({ value: '44', label: 'Guangdong' });
+    expect(en).toContainEqual({ value: '15', label: 'Inner Mongolia' });
+    expect(en).toContainEqual({ value: '61', label: 'Shaanxi' });
+    expect(en).toContainEqual({ value: '14', label: 'Shanxi' });
+    expect(en.every((o) => !/[\u4e00-\u9fff]/.test(o.label))).toBe(true);
+  });
+
+  it('writes cities and districts in pinyin with their kind, polyphonic characters read in context', () => {
+    expect(cities('44', 'en')).toContainEqual({ value: '4401', label: 'Guangzhou' });
+    expect(cities('61', 'en')).toContainEqual({ value: '6101', label: "Xi'an" });
+    expect(cities('34', 'en')).toContainEqual({ value: '3415', label: "Lu'an" });
+    expect(cities('50', 'en')[0]).toEqual({ value: '5001', label: 'City districts' });
+    expect(districts('11', '1101', 'en')).toContainEqual({ value: '110108', label: 'Haidian District' });
+    expect(areaName('2224', 'en')).toBe('Yanbianchaoxianzu Autonomous Prefecture');
+    expect(areaName('4401', 'en')).toBe('Guangzhou');
+    expect(areaName('4401')).toBe('广州市');
+  });
+
+  it('has no Chinese left in any English name', () => {
+    for (const p of provinces('en')) {
+      for (const c of cities(p.value, 'en')) {
+        expect(c.label).not.toMatch(/[\u4e00-\u9fff]/);
+        for (const d of districts(p.value, c.value, 'en')) expect(d.label).not.toMatch(/[\u4e00-\u9fff]/);
+      }
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyFormat, continueList, diffRange, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from '../../src/islands/editor/format';
+import { applyFormat, continueList, mergeTaskMarkers, diffRange, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from '../../src/islands/editor/format';
 import { renderMarkdown } from '../../src/lib/markdown/render';
 
 /** Writes a text with `[` `]` marking the selection (or `|` the caret) and reads it back. */
@@ -159,6 +159,39 @@ describe('list continuation on Enter', () => {
   it('continues CJK items', () => {
     expect(enter('- 第一项|')).toBe('- 第一项\n- |');
     expect(enter('1. 中文|')).toBe('1. 中文\n2. |');
+  });
+
+  it('continues a task list with one marker per item, numbered ones counting on', () => {
+    expect(enter('- [ ] one|')).toBe('- [ ] one\n- [ ] |');
+    expect(enter('- [ ] one\n- [ ] two|')).toBe('- [ ] one\n- [ ] two\n- [ ] |');
+    expect(enter('3. [x] three|')).toBe('3. [x] three\n4. [ ] |');
+  });
+
+  it('treats a task box without a trailing space as a task item', () => {
+    expect(enter('- a\n- [ ]|')).toBe('- a\n|');
+    expect(fmt('- [ ]|', 'taskList')).toBe('|');
+  });
+});
+
+describe('a second task marker typed on a continued item', () => {
+  const merge = (marked: string): string | null => {
+    const [value, caret] = parse(marked);
+    const r = mergeTaskMarkers(value, caret);
+    return r ? `${r.value.slice(0, r.caret)}|${r.value.slice(r.caret)}` : null;
+  };
+
+  it('is dropped, typed or pasted, keeping the first marker and the text', () => {
+    expect(merge('- [ ] one\n- [ ] - [ ] |')).toBe('- [ ] one\n- [ ] |');
+    expect(merge('- [ ] - [ ] pasted text|')).toBe('- [ ] pasted text|');
+    expect(merge('  2. [ ] * [x] two|\nnext')).toBe('  2. [ ] two|\nnext');
+  });
+
+  it('leaves single markers, a marker still being typed and plain bullets alone', () => {
+    expect(merge('- [ ] one|')).toBeNull();
+    expect(merge('- [ ] - [ ]|')).toBeNull();
+    expect(merge('- [ ] - [|')).toBeNull();
+    expect(merge('- - nested|')).toBeNull();
+    expect(merge('- [ ] - [ ] x\nplain|')).toBeNull();
   });
 });
 

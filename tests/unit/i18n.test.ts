@@ -35,3 +35,17 @@ describe('dictionaries', () => {
     expect(interpolate('{a} {b}', { a: 1 })).toBe('1 {b}');
   });
 });
+
+describe('English plural forms', () => {
+  it('picks one or other with Intl.PluralRules, numbers formatted or not', async () => {
+    const { interpolate, translator } = await import('../../src/lib/i18n');
+    const t = translator('en', 'ask');
+    expect(t('ask.meta.replies', { count: 1 })).toBe('1 reply');
+    expect(t('ask.meta.replies', { count: 0 })).toBe('0 replies');
+    expect(t('ask.meta.views', { count: 1 })).toBe('1 view');
+    expect(t('ask.meta.views', { count: '1,234' })).toBe('1,234 views');
+    expect(interpolate('{n} {n|star|stars}', { n: '10,000+' })).toBe('10,000+ stars');
+    expect(interpolate('{n|a|b}', {})).toBe('{n|a|b}');
+    expect(translator('zh-cn', 'ask')('ask.meta.replies', { count: 1 })).toBe('1 回复');
+  });
+});

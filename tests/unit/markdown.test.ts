@@ -96,3 +96,33 @@ describe('markdown features', () => {
     expect(html).toContain('<pre><code class="language-klingon">qapla\n</code></pre>');
   });
 });
+
+describe('task items without text', () => {
+  it('renders an empty item as a checkbox, never the text "[ ]"', () => {
+    const { html } = renderMarkdown('- [ ] a\n- [ ]\n- [x]  \n');
+    expect(html).not.toContain('[ ]');
+    expect(html).not.toContain('[x]');
+    expect(html.match(/<li class="task-item"><input type="checkbox" class="task" disabled( checked)?> ?/g)).toHaveLength(3);
+  });
+});
+
+describe('@username mentions', () => {
+  const members = new Map([['alice', 7], ['bob_2', 12]]);
+
+  it('links the members it is given to their cards, in any case, keeping the text as written', () => {
+    const { html } = renderMarkdown('Thanks @Alice and @bob_2!', { mentions: members });
+    expect(html).toContain('<a href="/user/card/7" class="mention">@Alice</a>');
+    expect(html).toContain('<a href="/user/card/12" class="mention">@bob_2</a>!');
+  });
+
+  it('leaves unknown names, e-mail addresses, code, links and the preview (no members) as text', () => {
+    const { html } = renderMarkdown('@carol me@alice.com `@alice` [see @alice](https://x.test) a/@alice', { mentions: members });
+    expect(html).not.toContain('/user/card/');
+    expect(renderMarkdown('hi @alice').html).toBe('<p>hi @alice</p>\n');
+  });
+
+  it('escapes what surrounds a mention', () => {
+    const { html } = renderMarkdown('<b>@alice</b> & "@bob_2"', { mentions: members });
+    expect(html).toContain('&lt;b&gt;<a href="/user/card/7" class="mention">@alice</a>&lt;/b&gt; &amp; &quot;<a href="/user/card/12" class="mention">@bob_2</a>&quot;');
+  });
+});

@@ -12,6 +12,10 @@ export interface ModuleFormValues {
   name: string;
   summary: string;
   description: string;
+  /** The same in English; empty ones fall back to the fields above. */
+  name_en: string;
+  summary_en: string;
+  description_en: string;
   cover: string;
   screenshots: string[];
   category: string;
@@ -63,6 +67,7 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
     const body = {
       ...(id ? { id } : {}),
       uid: values.uid, name: values.name, summary: values.summary, description: values.description, cover: values.cover,
+      name_en: values.name_en, summary_en: values.summary_en, description_en: values.description_en,
       screenshots: values.screenshots, category: values.category, tags: splitTags(values.tags), price: values.price || '0', score_price: values.score_price || '0',
     };
     const parsed = ModuleInput.safeParse(body);
@@ -118,6 +123,19 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
           onChange={(description) => setValues((v) => ({ ...v, description }))} messages={messages} draftKey={draftKey} uploadTopic="module" rows={14} />
         {error('description')}
       </div>
+      <fieldset className="field">
+        <legend>{t('devstudio.form.english')}</legend>
+        <p className="small muted">{t('devstudio.form.englishHint')}</p>
+        <label htmlFor="module-name-en">{t('devstudio.form.nameEn')}</label>
+        <input id="module-name-en" name="name_en" lang="en" value={values.name_en} onChange={set('name_en')} maxLength={60} {...aria('name_en')} />
+        {error('name_en')}
+        <label htmlFor="module-summary-en">{t('devstudio.form.summaryEn')}</label>
+        <input id="module-summary-en" name="summary_en" lang="en" value={values.summary_en} onChange={set('summary_en')} maxLength={150} {...aria('summary_en')} />
+        {error('summary_en')}
+        <MarkdownEditor name="description_en" label={t('devstudio.form.descriptionEn')} value={values.description_en}
+          onChange={(description_en) => setValues((v) => ({ ...v, description_en }))} messages={messages} draftKey={`${draftKey}:en`} uploadTopic="module" rows={8} />
+        {error('description_en')}
+      </fieldset>
 
       <fieldset className="field">
         <legend>{t('devstudio.form.cover')}</legend>

@@ -1,13 +1,14 @@
 // The site's markdown editor (forum posts, replies, documents): a controlled textarea with a
 // toolbar, keyboard shortcuts, list continuation, image paste/drop upload, a live preview through
 // the same pipeline the server uses, and an autosaved draft. Other islands embed it.
-import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type MouseEvent, type ReactElement, type UIEvent } from 'react';
+import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type ChangeEvent, type ClipboardEvent, type DragEvent, type KeyboardEvent, type MouseEvent, type ReactElement, type UIEvent } from 'react';
 import { request } from '../../lib/client/api';
 import { interpolate } from '../../lib/i18n/types';
 import { renderMarkdown } from '../../lib/markdown/render';
 import { createSectionRenderer } from './section-render';
-import { applyFormat, continueList, diffRange, escapeAlt, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from './format';
+import { applyFormat, continueList, mergeTaskMarkers, diffRange, escapeAlt, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from './format';
 import { buildAnchors, headingKey, invert, mapThrough, measureTextLines, measureTops, pairHeadings, sourceHeadings, type ScrollAnchor } from './scroll-sync';
+import '../../styles/markdown.css';
 import './editor.css';
 
 export interface MarkdownEditorProps {
@@ -535,6 +536,13 @@ export default function MarkdownEditor({
     }
   }, [commit, replacePlaceholder, topic]);
 
+  const onInput = (e: ChangeEvent<HTMLTextAreaElement>): void => {
+    const ta = e.target;
+    const merged = !composingRef.current && ta.selectionStart === ta.selectionEnd ? mergeTaskMarkers(ta.value, ta.selectionStart) : null;
+    if (merged) commit({ value: merged.value, selStart: merged.caret, selEnd: merged.caret });
+    else onChange(ta.value);
+  };
+
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>): void => {
     // Chinese and other IMEs use Enter and letters to pick candidates: leave those keys to them.
     if (composingRef.current || e.nativeEvent.isComposing || e.keyCode === 229 || MODIFIER_KEYS.has(e.key)) return;
@@ -662,7 +670,7 @@ export default function MarkdownEditor({
           <div role="tabpanel" id={ids.write} aria-labelledby={ids.tabWrite} className="md-editor__pane md-editor__write">
             <textarea ref={textareaRef} id={ids.text} name={name} value={value} rows={rows} placeholder={placeholder}
               autoFocus={autoFocus} aria-describedby={ids.hint}
-              onChange={(e) => onChange(e.target.value)} onKeyDown={onKeyDown} onScroll={onSyncScroll('text')}
+              onChange={onInput} onKeyDown={onKeyDown} onScroll={onSyncScroll('text')}
               onCompositionStart={() => { composingRef.current = true; }}
               onCompositionEnd={() => { composingRef.current = false; }}
               onPaste={onPaste} onDragOver={onDragOver} onDragLeave={() => setDragging(false)} onDrop={onDrop} />

@@ -16,7 +16,9 @@ export type FormatKind =
 type ListKind = 'bulletList' | 'numberedList' | 'taskList';
 
 /** indent, marker (`-`, `*`, `+`, `1.`, `1)`), spaces after it, optional task box. */
-const LIST_ITEM = /^([ \t]*)([-*+]|\d{1,9}[.)])( +)(\[[ xX]\] +)?/;
+const LIST_ITEM = /^([ \t]*)([-*+]|\d{1,9}[.)])( +)(\[[ xX]\](?: +|$))?/;
+/** A line that starts with two task markers (`- [ ] - [ ] `): the second was typed or pasted onto a continued item. */
+const DOUBLE_TASK = /^([ \t]*(?:[-*+]|\d{1,9}[.)]) +\[[ xX]\] +)(?:[-*+]|\d{1,9}[.)]) +\[[ xX]\] +/;
 const HEADING = /^ {0,3}#{1,6}(?: +|$)/;
 const FENCE = /^ {0,3}(?:`{3,}|~{3,})/;
 const BLANK = /^\s*$/;
@@ -259,6 +261,20 @@ export function continueList(value: string, caret: number): { value: string; car
   const next = /^\d/.test(marker!) ? `${Number(marker!.slice(0, -1)) + 1}${marker!.slice(-1)}` : marker!;
   const insert = `\n${indent}${next}${space}${task ? '[ ] ' : ''}`;
   return { value: value.slice(0, caret) + insert + value.slice(caret), caret: caret + insert.length };
+}
+
+/**
+ * After typing or pasting on a task item Enter continued: a second task marker the writer added
+ * (`- [ ] - [ ] `) is dropped, so the item keeps one. Null when the caret's line has one marker,
+ * or the caret is still inside the second one (it may become something else).
+ */
+export function mergeTaskMarkers(value: string, caret: number): { value: string; caret: number } | null {
+  const start = lineStart(value, caret);
+  const m = DOUBLE_TASK.exec(value.slice(start, lineEnd(value, caret)));
+  if (!m || caret - start < m[0].length) return null;
+  const cut = start + m[1]!.length;
+  const removed = m[0].length - m[1]!.length;
+  return { value: value.slice(0, cut) + value.slice(cut + removed), caret: caret - removed };
 }
 
 function leadingSpaces(line: string): number {

@@ -6,7 +6,6 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactElement } from 'react';
 import { ApiError, request } from '../../lib/client/api';
 import { notify } from '../../lib/client/notify';
-import { pageLocale } from '../../lib/i18n/client';
 import { SaveInput } from '../../lib/shared/validation/md';
 import MarkdownEditor, { clearDraft, hasDraft } from '../editor/MarkdownEditor';
 import { serverFields, zodFields, type Fields } from '../user/form-helpers';
@@ -33,6 +32,8 @@ export interface DocEditorProps {
   editUrl: string;
   /** The book's public address. */
   bookUrl: string;
+  /** The reader's time zone (their profile's, else the site's): history and conflicts show times in it, as the server does. */
+  timeZone: string;
 }
 
 // What the text draft (kept by MarkdownEditor) needs besides the text: the title, and the revision
@@ -74,7 +75,7 @@ function forgetDraft(key: string): void {
   removeMeta(key);
 }
 
-export default function DocEditor({ book, tree: initialTree, page: initialPage, missing: initialMissing, messages, pageUrl, editUrl, bookUrl }: DocEditorProps): ReactElement {
+export default function DocEditor({ book, tree: initialTree, page: initialPage, missing: initialMissing, messages, pageUrl, editUrl, bookUrl, timeZone }: DocEditorProps): ReactElement {
   const t = useMemo(() => translator(messages), [messages]);
   const [tree, setTree] = useState(initialTree);
   const [page, setPage] = useState(initialPage);
@@ -95,7 +96,6 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [saving, setSaving] = useState(false);
   const [errors, setErrors] = useState<Fields>({});
-  const [locale] = useState(() => pageLocale());
   /** Set once hydrated: end-to-end tests wait for it before typing. */
   const [ready, setReady] = useState(false);
   useEffect(() => setReady(true), []);
@@ -363,10 +363,10 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
 
             {conflict && (
               <MergeView conflict={conflict} title={title} content={content} onTitle={setTitle} onContent={setContent}
-                onKeepMine={() => void save(conflict.revision_id)} onTakeTheirs={takeTheirs} busy={saving} locale={locale} messages={messages} />
+                onKeepMine={() => void save(conflict.revision_id)} onTakeTheirs={takeTheirs} busy={saving} timeZone={timeZone} messages={messages} />
             )}
             {!conflict && view === 'history' && (
-              <HistoryView key={`${page.name}:${base}`} book={book.name} name={page.name} locale={locale} messages={messages}
+              <HistoryView key={`${page.name}:${base}`} book={book.name} name={page.name} timeZone={timeZone} messages={messages}
                 confirmReplace={() => !latest.current.dirty || confirm(t('mdedit.replaceConfirm'))}
                 onRestored={() => void reloadAfterRestore()} onClose={() => setView('edit')} />
             )}

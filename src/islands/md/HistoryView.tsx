@@ -28,11 +28,11 @@ interface Props {
   /** After a restore: load the page again. */
   onRestored(): void;
   onClose(): void;
-  locale: string;
+  timeZone: string;
   messages: Messages;
 }
 
-export default function HistoryView({ book, name, confirmReplace, onRestored, onClose, locale, messages }: Props): ReactElement {
+export default function HistoryView({ book, name, confirmReplace, onRestored, onClose, timeZone, messages }: Props): ReactElement {
   const t = translator(messages);
   const id = useId();
   const [list, setList] = useState<Revision[] | null>(null);
@@ -126,7 +126,7 @@ export default function HistoryView({ book, name, confirmReplace, onRestored, on
                       #{r.id}
                       {r.id === current && <span className="badge md-history__current">{t('mdedit.history.current')}</span>}
                     </td>
-                    <td><time dateTime={new Date(r.create_time * 1000).toISOString()}>{formatTime(r.create_time, locale)}</time></td>
+                    <td><time dateTime={new Date(r.create_time * 1000).toISOString()}>{formatTime(r.create_time, timeZone)}</time></td>
                     <td>{r.author || '—'}</td>
                     <td className="md-history__message">{r.message || <span className="muted">{t('mdedit.history.noMessage')}</span>}</td>
                     <td>{t('mdedit.history.chars', { count: r.size })}</td>

@@ -16,11 +16,11 @@ interface Props {
   /** Replaces the editable text with theirs. */
   onTakeTheirs(): void;
   busy: boolean;
-  locale: string;
+  timeZone: string;
   messages: Messages;
 }
 
-export default function MergeView({ conflict, title, content, onTitle, onContent, onKeepMine, onTakeTheirs, busy, locale, messages }: Props): ReactElement {
+export default function MergeView({ conflict, title, content, onTitle, onContent, onKeepMine, onTakeTheirs, busy, timeZone, messages }: Props): ReactElement {
   const t = translator(messages);
   const id = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -30,7 +30,7 @@ export default function MergeView({ conflict, title, content, onTitle, onContent
   useEffect(() => {
     headingRef.current?.focus();
   }, [conflict.revision_id]);
-  const when = formatTime(conflict.time, locale);
+  const when = formatTime(conflict.time, timeZone);
   return (
     <section className="md-merge" aria-labelledby={`${id}h`} data-testid="merge-view">
       <h2 id={`${id}h`} ref={headingRef} tabIndex={-1} className="md-merge__heading">{t('mdedit.conflict.title')}</h2>

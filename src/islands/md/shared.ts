@@ -1,6 +1,7 @@
 // What the docs editor's pieces share: the shapes the md API sends, the page tree helpers and
 // how a message is shown.
 import { ApiError } from '../../lib/client/api';
+import { formatDate } from '../../lib/shared/date';
 import { notify } from '../../lib/client/notify';
 import { useState } from 'react';
 import { serverFields, translate, type Fields, type Messages } from '../user/form-helpers';
@@ -92,7 +93,7 @@ export function showSuccess(message: string): void {
   notify({ type: 'success', message });
 }
 
-/** Local time of a unix timestamp, in the page's language. */
-export function formatTime(seconds: number, locale: string): string {
-  return new Date(seconds * 1000).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
+/** A unix timestamp on the page's clock: the same zone and format the server renders. */
+export function formatTime(seconds: number, timeZone: string): string {
+  return formatDate(seconds, 'yyyy-mm-dd hh:MM', timeZone);
 }

@@ -12,9 +12,17 @@ export interface ProfileValues {
   gender: number;
   birthday: string;
   motto: string;
+  /** '' follows the site's zone. */
+  time_zone: string;
 }
 
-export default function ProfileForm({ messages, initial }: { messages: Messages; initial: ProfileValues }): ReactElement {
+/** Every zone this browser knows; the member's current one first in line when it is not among them. */
+function zones(current: string): string[] {
+  const all = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  return current && !all.includes(current) ? [current, ...all] : all;
+}
+
+export default function ProfileForm({ messages, initial, siteTimeZone }: { messages: Messages; initial: ProfileValues; siteTimeZone: string }): ReactElement {
   const t = (k: string): string => translate(messages, k);
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm(initial);
 
@@ -75,6 +83,12 @@ export default function ProfileForm({ messages, initial }: { messages: Messages;
       </fieldset>
       <label className="field"><span>{t('user.profile.birthday')}</span>
         <input type="date" name="birthday" value={values.birthday} {...aria('birthday')} onChange={(e) => setValues({ ...values, birthday: e.target.value })} />{error('birthday')}</label>
+      <label className="field"><span>{t('user.profile.timeZone')}</span>
+        <select name="time_zone" value={values.time_zone} aria-describedby="time-zone-hint" {...aria('time_zone')} onChange={(e) => setValues({ ...values, time_zone: e.target.value })}>
+          <option value="">{t('user.profile.timeZoneSite').replace('{zone}', siteTimeZone)}</option>
+          {zones(values.time_zone).map((z) => <option key={z} value={z}>{z}</option>)}
+        </select>
+        <span className="muted small" id="time-zone-hint">{t('user.profile.timeZoneHint')}</span>{error('time_zone')}</label>
       <label className="field"><span>{t('user.profile.motto')}</span>
         <textarea name="motto" rows={3} maxLength={255} value={values.motto} onChange={(e) => setValues({ ...values, motto: e.target.value })} /></label>
       <button className="btn btn-primary" type="submit" disabled={busy}>{t('user.profile.save')}</button>

@@ -2,12 +2,13 @@
 import { useEffect, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { ApiError } from '../../lib/client/api';
+import { interpolate } from '../../lib/i18n/types';
 
 export type Messages = Record<string, string>;
 export type Fields = Record<string, string>;
 
 export function translate(messages: Messages, key: string, values?: Record<string, string | number>): string {
-  return (messages[key] ?? key).replace(/\{(\w+)\}/g, (_, k: string) => String(values?.[k] ?? `{${k}}`));
+  return interpolate(messages[key] ?? key, values);
 }
 
 /** Client-side schema failures, in the same words the server would use. */

@@ -1,4 +1,5 @@
-// A module page's buttons and forms without a framework: buy with balance or points, install and
+// A module page's buttons and forms without a framework: buy with balance or points (after a
+// confirmation showing the price and what is left), install and
 // uninstall a site module, write or edit a review, answer one. Each control is disabled while its
 // request runs, so a double click sends one request; errors are written beside it (role=alert).
 // After a change the page reloads, so the server renders the new state (owned, installed, …).
@@ -43,6 +44,15 @@ async function onClick(event: MouseEvent): Promise<void> {
   if (!button || !box || button.disabled) return;
   const uid = box.dataset.uid ?? '';
   const action = button.dataset.market;
+  // Buying first shows what it costs and leaves (a dialog rendered with the page); only its
+  // confirm button debits.
+  if (action === 'ask-buy') {
+    box.querySelector<HTMLDialogElement>(`dialog[data-confirm-pay="${button.dataset.pay ?? ''}"]`)?.showModal();
+    return;
+  }
+  const dialog = button.closest('dialog');
+  dialog?.close();
+  if (action === 'cancel-buy') return;
   if (action === 'uninstall' && !confirm(button.dataset.confirm ?? '')) return;
   await run(box, async () => {
     if (action === 'buy') {

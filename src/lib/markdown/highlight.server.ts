@@ -9,11 +9,15 @@ const ALIASES: Record<string, string> = { js: 'javascript', ts: 'typescript', sh
 let highlighter: Promise<Highlighter> | null = null;
 
 /** The highlight function for `renderMarkdown`; the highlighter loads once per process. */
+let highlight: Highlight | null = null;
+
 export async function serverHighlight(): Promise<Highlight> {
   highlighter ??= createHighlighter({ themes: ['github-light', 'github-dark'], langs: [...LANGUAGES], engine: createJavaScriptRegexEngine() });
   const h = await highlighter;
+  // The same function every time: the markdown pipeline keeps one parser per highlighter.
+  if (highlight) return highlight;
   const known = new Set<string>(LANGUAGES);
-  return (code, lang) => {
+  return highlight = (code, lang) => {
     const language = ALIASES[lang] ?? lang;
     if (!known.has(language)) return null;
     return h.codeToHtml(code, { lang: language, themes: { light: 'github-light', dark: 'github-dark' }, defaultColor: 'light' });

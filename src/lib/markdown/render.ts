@@ -11,6 +11,11 @@ export type Highlight = (code: string, lang: string) => string | null;
 
 export interface RenderOptions {
   highlight?: Highlight;
+  /**
+   * Members `@username` may link to: lower-cased username → member id. Names not in the map stay
+   * text (the editor preview passes none; the server looks the names up before rendering).
+   */
+  mentions?: ReadonlyMap<string, number>;
 }
 
 export interface Heading {
@@ -40,7 +45,8 @@ function taskLists(state: StateCore): void {
   for (let i = 2; i < tokens.length; i++) {
     const inline = tokens[i]!;
     if (inline.type !== 'inline' || tokens[i - 1]?.type !== 'paragraph_open' || tokens[i - 2]?.type !== 'list_item_open') continue;
-    const m = /^\[([ xX])\]\s+/.exec(inline.content);
+    // `- [ ]` with nothing after it is an empty item: a checkbox, never the text "[ ]".
+    const m = /^\[([ xX])\](?:\s+|$)/.exec(inline.content);
     if (!m || !inline.children?.[0]) continue;
     const first = inline.children[0];
     first.content = first.content.slice(m[0].length);
@@ -54,6 +60,47 @@ function taskLists(state: StateCore): void {
 interface Env {
   headings: Heading[];
   slugger: GithubSlugger;
+  mentions: ReadonlyMap<string, number> | null;
+}
+
+/** `@username` (the sign-up rule: a letter, then 2–14 letters, digits or `_`), not inside a word, e-mail or path. */
+export const MENTION = /(^|[^\w@/])@([a-zA-Z][a-zA-Z0-9_]{2,14})\b/g;
+
+/**
+ * `@username` of a known member becomes a link to their card. Text inside links and code is left
+ * alone; the name is a text token, so the renderer escapes it like any other text.
+ */
+function mentionLinks(state: StateCore): void {
+  const known = (state.env as Env).mentions;
+  if (!known || known.size === 0) return;
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    const out: Token[] = [];
+    let inLink = 0;
+    for (const child of block.children) {
+      if (child.type === 'link_open') inLink++;
+      if (child.type === 'link_close') inLink--;
+      if (child.type !== 'text' || inLink > 0 || !child.content.includes('@')) {
+        out.push(child);
+        continue;
+      }
+      let last = 0;
+      const text = child.content;
+      for (const m of text.matchAll(MENTION)) {
+        const id = known.get(m[2]!.toLowerCase());
+        if (id === undefined) continue;
+        const at = m.index + m[1]!.length;
+        if (at > last) out.push(Object.assign(new state.Token('text', '', 0), { content: text.slice(last, at) }));
+        const open = new state.Token('link_open', 'a', 1);
+        open.attrs = [['href', `/user/card/${id}`], ['class', 'mention']];
+        out.push(open, Object.assign(new state.Token('text', '', 0), { content: `@${m[2]}` }), new state.Token('link_close', 'a', -1));
+        last = at + 1 + m[2]!.length;
+      }
+      if (last === 0) out.push(child);
+      else if (last < text.length) out.push(Object.assign(new state.Token('text', '', 0), { content: text.slice(last) }));
+    }
+    block.children = out;
+  }
 }
 
 /** Heading ids (GitHub's slugs, CJK kept) and an anchor link, collected for a table of contents. */
@@ -132,6 +179,7 @@ function createParser(options: RenderOptions): MarkdownIt {
   md.validateLink = validateLink;
   md.use(callouts);
   md.core.ruler.after('inline', 'task-lists', taskLists);
+  md.core.ruler.after('task-lists', 'mentions', mentionLinks);
   md.core.ruler.push('heading-anchors', headingAnchors);
 
   const defaultLink = md.renderer.rules.link_open ?? ((tokens, idx, opts, _env, self) => self.renderToken(tokens, idx, opts));
@@ -152,7 +200,8 @@ function createParser(options: RenderOptions): MarkdownIt {
   return md;
 }
 
-const parsers = new WeakMap<RenderOptions, MarkdownIt>();
+// One parser per highlighter (the options object may be new on every call: it carries the mentions).
+const parsers = new WeakMap<Highlight | typeof PLAIN, MarkdownIt>();
 const PLAIN: RenderOptions = {};
 
 /**
@@ -160,12 +209,13 @@ const PLAIN: RenderOptions = {};
  * `page#heading` links work.
  */
 export function renderMarkdown(source: string, options: RenderOptions = PLAIN): Rendered {
-  let md = parsers.get(options);
+  const key = options.highlight ?? PLAIN;
+  let md = parsers.get(key);
   if (!md) {
-    md = createParser(options);
-    parsers.set(options, md);
+    md = createParser({ highlight: options.highlight });
+    parsers.set(key, md);
   }
-  const env: Env = { headings: [], slugger: new GithubSlugger() };
+  const env: Env = { headings: [], slugger: new GithubSlugger(), mentions: options.mentions ?? null };
   const html = md.render(source, env);
   return { html, headings: env.headings };
 }

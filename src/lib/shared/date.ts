@@ -40,3 +40,25 @@ function zonedParts(date: Date, timeZone: string): Record<'yyyy' | 'mm' | 'dd' |
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
   return { yyyy: get('year'), mm: get('month'), dd: get('day'), hh: get('hour'), MM: get('minute'), ss: get('second') };
 }
+
+/** The zone every time is shown in when neither the site nor the member chose one. */
+export const DEFAULT_TIME_ZONE = 'Asia/Shanghai';
+
+/** True for an IANA time zone this runtime knows (`Asia/Shanghai`, `UTC`, `Europe/Berlin`). */
+export function isTimeZone(value: string): boolean {
+  if (!value || value.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `Asia/Shanghai (UTC+8)`: a zone named the way a reader recognises it, at the given moment. */
+export function zoneLabel(timeZone: string, at: Date = new Date()): string {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'shortOffset' }).formatToParts(at)
+    .find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const offset = name.replace('GMT', 'UTC').replace(/^UTC(?:[+-]0)?$/, 'UTC') || 'UTC';
+  return offset === timeZone ? timeZone : `${timeZone} (${offset})`;
+}

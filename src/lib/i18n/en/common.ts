@@ -21,6 +21,7 @@ export default {
   'header.switchToShort': '中',
   'header.menu': 'Menu',
   'footer.poweredBy': 'Powered by Atrium',
+  'footer.timeZone': 'Times in {zone}',
   'footer.version': 'Version {version}',
   'notFound.title': 'Page not found',
   'notFound.message': 'Page Not Found: {path}',

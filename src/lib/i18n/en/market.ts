@@ -48,6 +48,6 @@ export default {
   'market.orders.status.unpaid': 'Unpaid',
   'market.orders.status.paid': 'Paid',
   'market.orders.status.refunded': 'Refunded',
-  'market.orders.points': '{n} points',
+  'market.orders.points': '{n} {n|point|points}',
   'market.orders.lead': 'A purchase includes one year of updates: every version published in that time can be downloaded.',
 } as const satisfies Messages<typeof zh>;

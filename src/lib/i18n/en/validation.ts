@@ -27,4 +27,5 @@ export default {
   'validation.reportReason': 'Please give a reason for the report (2 to 500 characters)',
   'validation.controlChars': 'Contains control characters (such as NUL) that cannot be saved; remove them and try again',
   'validation.nameInvisible': 'Names may not contain invisible or direction-changing characters',
+  'validation.timeZone': 'Choose a valid time zone',
 } as const satisfies Messages<typeof zh>;

@@ -19,6 +19,7 @@ export default {
   'header.switchToShort': 'EN',
   'header.menu': '菜单',
   'footer.poweredBy': '由 Atrium 驱动',
+  'footer.timeZone': '时间按 {zone}',
   'footer.version': '版本 {version}',
   'notFound.title': '页面不存在',
   'notFound.message': '页面未找到：{path}',

@@ -95,6 +95,11 @@ export default {
   'devstudio.modules.editTitle': '编辑「{name}」',
 
   'devstudio.form.name': '名称',
+  'devstudio.form.english': '英文版',
+  'devstudio.form.englishHint': '英文界面的读者看到这些内容；留空的项显示上面的中文内容。',
+  'devstudio.form.nameEn': '英文名',
+  'devstudio.form.summaryEn': '英文简述',
+  'devstudio.form.descriptionEn': '英文说明（Markdown）',
   'devstudio.form.uid': '标识',
   'devstudio.form.uidHint': '用于网址和安装，例如 my-module；创建后不能修改。',
   'devstudio.form.uidFixed': '标识创建后不能修改。',

@@ -18,6 +18,7 @@ export default {
   'md.moved': '已移动',
   'md.deleted': '页面已删除',
   'md.restored': '已恢复为新版本',
+  'md.translation.switch': 'Read in English',
   'md.pages': '{count} 页',
   'md.membersOnly': '仅会员',
   'md.edit': '编辑此页',

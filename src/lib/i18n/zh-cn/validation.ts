@@ -25,4 +25,5 @@ export default {
   'validation.reportReason': '请写明举报理由（2 到 500 个字符）',
   'validation.controlChars': '包含无法保存的控制字符（例如 NUL），请删除后重试',
   'validation.nameInvisible': '名称不能包含不可见字符或改变文字方向的字符',
+  'validation.timeZone': '请选择有效的时区',
 } as const;

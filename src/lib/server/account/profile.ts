@@ -20,6 +20,7 @@ export async function updateProfile(rt: Runtime, member: UserRow, input: z.outpu
     gender: input.gender,
     birthday: input.birthday || null,
     motto: input.motto ?? member.motto,
+    ...(input.time_zone !== undefined ? { timeZone: input.time_zone } : {}),
     ...(input.avatar !== undefined ? { avatar: input.avatar } : {}),
     ...(input.username ? { username: input.username } : {}),
     updateTime: Math.floor(Date.now() / 1000),

@@ -3,6 +3,7 @@ import { userSignIn } from '../db/schema';
 import type { Runtime } from '../runtime';
 import { formatDate } from '../../shared/date';
 import { adjustScore } from './ledger';
+import { siteTimeZone } from '../site/time-zone';
 
 export interface SignInStatus {
   signedToday: boolean;
@@ -11,7 +12,7 @@ export interface SignInStatus {
 }
 
 async function context(rt: Runtime): Promise<{ today: string; yesterday: string; reward: number }> {
-  const tz = await rt.site.get('time_zone', 'Asia/Shanghai');
+  const tz = await siteTimeZone(rt.site);
   return {
     today: formatDate(Date.now(), 'yyyy-mm-dd', tz),
     yesterday: formatDate(Date.now() - 86_400_000, 'yyyy-mm-dd', tz),
@@ -41,7 +42,7 @@ export async function signIn(rt: Runtime, userId: number): Promise<{ added: bool
       const [row] = await tx.select().from(userSignIn).where(and(eq(userSignIn.userId, userId), eq(userSignIn.day, today)));
       return { added: false, streak: row?.streak ?? streak, score: 0 };
     }
-    if (reward > 0) await adjustScore(tx, userId, reward, `Daily check-in ${today}`);
+    if (reward > 0) await adjustScore(tx, userId, reward, `Daily check-in ${today}`, { key: 'user.ledger.memo.checkIn', params: { date: today } });
     return { added: true, streak, score: reward };
   });
   if (result.added) await rt.sessions.forgetUser(userId);

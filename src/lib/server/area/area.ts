@@ -4,6 +4,8 @@
 // (东莞市, 中山市, 儋州市, 嘉峪关市) lists its towns instead, with 9-digit codes. Municipalities have
 // the city level the statistics use: 市辖区 (and 县 for 重庆市).
 import { createRequire } from 'node:module';
+import type { Locale } from '../../i18n';
+import { englishAreaName } from './english';
 
 export interface AreaOption {
   /** The division code. */
@@ -64,24 +66,45 @@ function buildIndex(tree: readonly Division[]): AreaIndex {
   return { provinces: options(tree), cities, districts, provinceOf, names };
 }
 
-/** Every province-level division (provinces, autonomous regions, municipalities). */
-export function provinces(): readonly AreaOption[] {
-  return loadIndex().provinces;
+// English labels, made on first use per list and kept (the data never changes while running).
+const english = new Map<string, string>();
+const englishLists = new WeakMap<readonly AreaOption[], readonly AreaOption[]>();
+
+function inLocale(list: readonly AreaOption[], locale: Locale): readonly AreaOption[] {
+  if (locale !== 'en' || list.length === 0) return list;
+  let done = englishLists.get(list);
+  if (!done) {
+    done = Object.freeze(list.map((o) => Object.freeze({ value: o.value, label: englishName(o.value, o.label) })));
+    englishLists.set(list, done);
+  }
+  return done;
+}
+
+function englishName(code: string, chinese: string): string {
+  let name = english.get(code);
+  if (name === undefined) english.set(code, name = englishAreaName(code, chinese));
+  return name;
+}
+
+/** Every province-level division (provinces, autonomous regions, municipalities), named in `locale`. */
+export function provinces(locale: Locale = 'zh-cn'): readonly AreaOption[] {
+  return inLocale(loadIndex().provinces, locale);
 }
 
 /** The cities of a province; empty for an unknown province. */
-export function cities(provinceCode: string): readonly AreaOption[] {
-  return loadIndex().cities.get(provinceCode) ?? NONE;
+export function cities(provinceCode: string, locale: Locale = 'zh-cn'): readonly AreaOption[] {
+  return inLocale(loadIndex().cities.get(provinceCode) ?? NONE, locale);
 }
 
 /** The districts of a city; empty when the city is unknown or not in that province. */
-export function districts(provinceCode: string, cityCode: string): readonly AreaOption[] {
+export function districts(provinceCode: string, cityCode: string, locale: Locale = 'zh-cn'): readonly AreaOption[] {
   const { provinceOf, districts: byCity } = loadIndex();
   if (provinceOf.get(cityCode) !== provinceCode) return NONE;
-  return byCity.get(cityCode) ?? NONE;
+  return inLocale(byCity.get(cityCode) ?? NONE, locale);
 }
 
-/** The name of a division at any level, or null for an unknown code. */
-export function areaName(code: string): string | null {
-  return loadIndex().names.get(code) ?? null;
+/** The name of a division at any level in `locale` (Chinese, or English: official or pinyin), or null for an unknown code. */
+export function areaName(code: string, locale: Locale = 'zh-cn'): string | null {
+  const chinese = loadIndex().names.get(code) ?? null;
+  return chinese !== null && locale === 'en' ? englishName(code, chinese) : chinese;
 }

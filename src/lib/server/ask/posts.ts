@@ -9,7 +9,7 @@ import { notify } from '../messages/notify';
 import { searchVector } from '../search/text';
 import type { Locale } from '../../i18n';
 import type { ListInput, PostInput } from '../../shared/validation/ask';
-import { mentionsIn, renderBody } from './render';
+import { mentionedMembers, mentionsIn, renderBody } from './render';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -71,7 +71,7 @@ export async function notifyMentions(tx: Db | Tx, body: string, senderId: number
  * the category and tag counters and the points reward change in the same transaction.
  */
 export async function createPost(db: Db, authorId: number, input: z.output<typeof PostInput>): Promise<{ id: number; created: boolean }> {
-  const rendered = await renderBody(input.content);
+  const rendered = await renderBody(input.content, await mentionedMembers(db, input.content));
   return db.transaction(async (tx) => {
     const category = await categoryOf(tx, input.category_id);
     const t = now();
@@ -92,7 +92,7 @@ export async function createPost(db: Db, authorId: number, input: z.output<typeo
     await tx.update(askCategory).set({ postCount: sql`${askCategory.postCount} + 1` }).where(eq(askCategory.id, category.id));
     await refreshHot(tx, row.id);
     const reward = await scoreSetting(tx, 'ask_post_score', 2);
-    if (reward > 0) await adjustScore(tx, authorId, reward, `Post #${row.id} published`);
+    if (reward > 0) await adjustScore(tx, authorId, reward, `Post #${row.id} published`, { key: 'user.ledger.memo.post', params: { id: row.id } });
     await notifyMentions(tx, input.content, authorId, input.title, `/ask/info/${row.id}`);
     return { id: row.id, created: true };
   });
@@ -100,7 +100,7 @@ export async function createPost(db: Db, authorId: number, input: z.output<typeo
 
 /** Edits a post: the author, or a moderator. The rendered HTML and search vector follow the new version. */
 export async function updatePost(db: Db, editor: { id: number; moderator: boolean }, input: z.output<typeof PostInput> & { id: number }): Promise<void> {
-  const rendered = await renderBody(input.content);
+  const rendered = await renderBody(input.content, await mentionedMembers(db, input.content));
   await db.transaction(async (tx) => {
     const [post] = await tx.select().from(askPost).where(eq(askPost.id, input.id)).for('update');
     if (!post || post.status === 'deleted') throw new AppError('ask.notFound', { status: 404 });

@@ -1,10 +1,16 @@
-import { renderMarkdown } from '../../markdown/render';
+import { inArray, sql } from 'drizzle-orm';
+import { renderMarkdown, MENTION } from '../../markdown/render';
 import { serverHighlight } from '../../markdown/highlight.server';
 import { plainText } from '../search/text';
+import type { Db } from '../db/client';
+import { user } from '../db/schema';
 
-/** Markdown → sanitised HTML with highlighted code, and a plain-text excerpt for lists and meta tags. */
-export async function renderBody(markdown: string): Promise<{ html: string; excerpt: string; text: string }> {
-  const { html } = renderMarkdown(markdown, { highlight: await serverHighlight() });
+/**
+ * Markdown → sanitised HTML with highlighted code, and a plain-text excerpt for lists and meta
+ * tags. `mentions` (from `mentionedMembers`) turns `@username` of those members into card links.
+ */
+export async function renderBody(markdown: string, mentions?: ReadonlyMap<string, number>): Promise<{ html: string; excerpt: string; text: string }> {
+  const { html } = renderMarkdown(markdown, { highlight: await serverHighlight(), mentions });
   const text = plainText(markdown);
   return { html, excerpt: text.slice(0, 280), text };
 }
@@ -13,6 +19,14 @@ export async function renderBody(markdown: string): Promise<{ html: string; exce
 export function mentionsIn(markdown: string): string[] {
   const withoutCode = markdown.replace(/```[\s\S]*?(?:```|$)|`[^`\n]*`/g, ' ');
   const names = new Set<string>();
-  for (const m of withoutCode.matchAll(/(?:^|[^\w@/])@([a-zA-Z][a-zA-Z0-9_]{2,14})\b/g)) names.add(m[1]!.toLowerCase());
+  for (const m of withoutCode.matchAll(MENTION)) names.add(m[2]!.toLowerCase());
   return [...names].slice(0, 10);
+}
+
+/** The members a body mentions who exist: lower-cased username → id, for `renderBody`. */
+export async function mentionedMembers(db: Pick<Db, 'select'>, markdown: string): Promise<Map<string, number>> {
+  const names = mentionsIn(markdown);
+  if (!names.length) return new Map();
+  const rows = await db.select({ id: user.id, name: sql<string>`lower(${user.username})` }).from(user).where(inArray(sql`lower(${user.username})`, names));
+  return new Map(rows.map((r) => [r.name, r.id]));
 }

@@ -7,7 +7,7 @@ import { adjustScore } from '../account/ledger';
 import { displayNameSql as displayName } from '../account/users';
 import { notify, type Notice } from '../messages/notify';
 import type { ReplyInput } from '../../shared/validation/ask';
-import { renderBody } from './render';
+import { mentionedMembers, renderBody } from './render';
 import { notifyMentions, refreshHot, scoreSetting, type Author } from './posts';
 
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -17,7 +17,7 @@ const now = (): number => Math.floor(Date.now() / 1000);
  * author (or the reply's author, for a comment) and anyone mentioned are told.
  */
 export async function createReply(db: Db, authorId: number, input: z.output<typeof ReplyInput>): Promise<{ id: number; created: boolean }> {
-  const { html } = await renderBody(input.content);
+  const { html } = await renderBody(input.content, await mentionedMembers(db, input.content));
   return db.transaction(async (tx) => {
     const [post] = await tx.select({ id: askPost.id, userId: askPost.userId, title: askPost.title, status: askPost.status })
       .from(askPost).where(eq(askPost.id, input.post_id)).for('update');
@@ -142,7 +142,7 @@ export async function acceptReply(db: Db, askerId: number, replyId: number): Pro
       const reward = await scoreSetting(tx, 'ask_accept_score', 15);
       const already = await tx.select({ id: userScoreLog.id }).from(userScoreLog)
         .where(and(eq(userScoreLog.userId, reply.userId), eq(userScoreLog.memo, memo))).limit(1);
-      if (reward > 0 && already.length === 0) await adjustScore(tx, reply.userId, reward, memo);
+      if (reward > 0 && already.length === 0) await adjustScore(tx, reply.userId, reward, memo, { key: 'user.ledger.memo.accepted', params: { id: reply.id } });
       await notify(tx, [{ type: 'ask_accept', senderId: askerId, recipientId: reply.userId, title: post.title, link: `/ask/info/${post.id}#reply-${reply.id}` }]);
     }
     return { postId: post.id, accepted };

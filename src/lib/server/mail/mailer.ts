@@ -12,6 +12,8 @@ export interface Message {
 export interface Mailer {
   /** True when messages only land in the outbox (the UI tells administrators). */
   readonly outbox: boolean;
+  /** The folder messages are written to when there is no provider (`DATA_DIR/outbox`). */
+  readonly outboxDir: string;
   sendMail(message: Message): Promise<void>;
   sendSms(mobile: string, template: string, text: string): Promise<void>;
   close(): void;
@@ -68,6 +70,7 @@ export async function createMailer(settings: MailSettings, log: Logger): Promise
   }
   return {
     outbox: !transport,
+    outboxDir: settings.outboxDir,
     async sendMail(message) {
       if (!transport) return toOutbox('mail', message.to, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n`);
       await transport.sendMail({ from: settings.smtpFrom, to: message.to, subject: message.subject, text: message.text });

@@ -1,6 +1,7 @@
 // The market's reading side: the module list (filters, sorts, search), a module's page, its
 // versions and ratings, and the facets beside the list. Only published modules are public.
-import { and, arrayContains, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, arrayContains, asc, desc, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { Locale } from '../../i18n';
 import type { Db } from '../db/client';
 import { module, moduleVersion, user } from '../db/schema';
 import type { Runtime } from '../runtime';
@@ -53,11 +54,23 @@ export interface MarketFacets {
   tags: { tag: string; count: number }[];
 }
 
+/**
+ * A module's text in the reader's language: English readers get the developer's English name,
+ * summary and description where written, everyone else (and English readers where not) the main
+ * ones, which fall back to the English ones when empty.
+ */
+function inLanguage(main: AnyColumn, english: AnyColumn, locale: Locale): SQL<string> {
+  return locale === 'en'
+    ? sql<string>`coalesce(nullif(${english}, ''), ${main})`
+    : sql<string>`coalesce(nullif(${main}, ''), ${english})`;
+}
+
 /** Only what a card shows: the list never reads descriptions or search vectors. */
-const cardColumns = {
-  uid: module.uid, name: module.name, summary: module.summary, cover: module.cover, price: module.price, scorePrice: module.scorePrice,
+const cardColumns = (locale: Locale) => ({
+  uid: module.uid, name: inLanguage(module.name, module.nameEn, locale), summary: inLanguage(module.summary, module.summaryEn, locale),
+  cover: module.cover, price: module.price, scorePrice: module.scorePrice,
   rating: module.rating, ratingCount: module.ratingCount, downloads: module.downloads, siteModule: module.siteModule,
-};
+});
 
 const isFree = sql`(${module.price} = 0 and ${module.scorePrice} = 0)`;
 
@@ -134,7 +147,7 @@ function orderOf(sort: MarketQuery['sort'], rank: SQL | null): SQL[] {
  * follows an index of the module table. Pass the facets to have the total of an unsearched list
  * filtered by category and price, or by a popular tag, read from them rather than counted.
  */
-export async function listModules(db: Db, query: MarketQuery, facets?: MarketFacets, limit = MARKET_PAGE_SIZE): Promise<ModulePage> {
+export async function listModules(db: Db, query: MarketQuery, facets?: MarketFacets, limit = MARKET_PAGE_SIZE, locale: Locale = 'zh-cn'): Promise<ModulePage> {
   const page = { page: query.page, limit };
   const parsed = query.q ? searchQuery(query.q) : null;
   if (query.q && !parsed) return { list: [], total: 0, ...page };
@@ -155,7 +168,7 @@ export async function listModules(db: Db, query: MarketQuery, facets?: MarketFac
     // Counting every match of a common word costs more than the page itself: stop at SEARCH_CAP.
     : tsquery ? db.select({ n: sql<number>`count(*)::int` }).from(db.select({ one: sql`1` }).from(module).where(filter).limit(SEARCH_CAP).as('hits')).then((r) => Number(r[0]?.n ?? 0))
       : db.select({ n: sql<number>`count(*)::int` }).from(module).where(filter).then((r) => Number(r[0]?.n ?? 0));
-  const rows = db.select(cardColumns).from(module).where(filter).orderBy(...orderOf(query.sort, rank))
+  const rows = db.select(cardColumns(locale)).from(module).where(filter).orderBy(...orderOf(query.sort, rank))
     .limit(limit).offset((query.page - 1) * limit);
   const [list, count] = await Promise.all([rows, total]);
   return {
@@ -206,9 +219,10 @@ export interface MarketViewer {
  * A module by uid: published ones for everybody; a draft, one in review or a delisted one only for
  * its developer and market reviewers (`preview` true, the page says so). Null otherwise.
  */
-export async function moduleByUid(db: Db, uid: string, viewer: MarketViewer | null): Promise<{ module: ModuleDetail; preview: boolean } | null> {
+export async function moduleByUid(db: Db, uid: string, viewer: MarketViewer | null, locale: Locale = 'zh-cn'): Promise<{ module: ModuleDetail; preview: boolean } | null> {
   const [row] = await db.select({
-    id: module.id, uid: module.uid, name: module.name, summary: module.summary, descriptionHtml: module.descriptionHtml, cover: module.cover,
+    id: module.id, uid: module.uid, name: inLanguage(module.name, module.nameEn, locale), summary: inLanguage(module.summary, module.summaryEn, locale),
+    descriptionHtml: inLanguage(module.descriptionHtml, module.descriptionEnHtml, locale), cover: module.cover,
     screenshots: module.screenshots, category: module.category, tags: module.tags, price: module.price, scorePrice: module.scorePrice,
     siteModule: module.siteModule, status: module.status, reviewReason: module.reviewReason, latestVersion: module.latestVersion,
     downloads: module.downloads, purchases: module.purchases, rating: module.rating, ratingCount: module.ratingCount,
@@ -242,9 +256,9 @@ export interface VersionItem {
 }
 
 /** A module's published versions, highest version first, changelogs rendered. */
-export async function versionsOf(db: Db, moduleId: number): Promise<VersionItem[]> {
+export async function versionsOf(db: Db, moduleId: number, locale: Locale = 'zh-cn'): Promise<VersionItem[]> {
   const rows = await db.select({
-    id: moduleVersion.id, version: moduleVersion.version, changelog: moduleVersion.changelog, minAtrium: moduleVersion.minAtrium,
+    id: moduleVersion.id, version: moduleVersion.version, changelog: inLanguage(moduleVersion.changelog, moduleVersion.changelogEn, locale), minAtrium: moduleVersion.minAtrium,
     packageSize: moduleVersion.packageSize, packagePath: moduleVersion.packagePath, publishTime: moduleVersion.publishTime,
   }).from(moduleVersion).where(and(eq(moduleVersion.moduleId, moduleId), eq(moduleVersion.status, 'published')));
   rows.sort((a, b) => compareVersions(b.version, a.version) || b.publishTime - a.publishTime);

@@ -11,22 +11,27 @@ import { storedZip } from './zip';
 
 const SAMPLE = {
   uid: 'sample-paid-module',
-  name: '示例付费模块 · Sample paid module',
-  summary: '【演示】由 demo seed 添加，用来体验购买、下载和评价。A sample from the demo seed, to try buying, downloading and reviewing.',
+  name: '示例付费模块',
+  nameEn: 'Sample paid module',
+  summary: '【演示】演示数据添加的示例，用来体验购买、下载和评价。',
+  summaryEn: 'A sample from the demo seed, to try buying, downloading and reviewing.',
+  /** What the first demo seed wrote in both languages at once; a site still showing it gets the split text. */
+  legacyName: '示例付费模块 · Sample paid module',
   tags: ['sample', '示例'],
   description: `这是 \`npm run seed -- --demo\` 添加的**示例模块**，不是真正的功能模块。它让你不用先成为开发者，就能体验模块市场的完整流程：
 
 1. 运营者给会员加一点余额或积分：\`npm run atrium -- user:money <账户> 5 "试用"\`
 2. 会员在本页用余额（¥1.00）或积分（10）购买，订单出现在“模块订单”里
 3. 下载安装包（一个只含说明文件的 zip）
-4. 写一条评价
-
-This is a **sample module** added by \`npm run seed -- --demo\`; it adds no feature. It lets you try the market's whole flow without becoming a developer first:
+4. 写一条评价`,
+  descriptionEn: `This is a **sample module** added by \`npm run seed -- --demo\`; it adds no feature. It lets you try the market's whole flow without becoming a developer first:
 
 1. The operator gives a member some balance or points: \`npm run atrium -- user:money <account> 5 "trial"\`
 2. The member buys it here with balance (¥1.00) or points (10); the order shows under Module orders
 3. Download the package (a zip holding only a read-me)
 4. Write a review`,
+  changelog: '示例版本。',
+  changelogEn: 'Sample version.',
   readme: `# Sample paid module
 
 This package comes from Atrium's demo seed (\`npm run seed -- --demo\`). It contains no code:
@@ -43,8 +48,15 @@ it exists so that buying, downloading and reviewing can be tried on a demo site.
  */
 export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
   const { db } = runtime;
-  const [exists] = await db.select({ id: module.id }).from(module).where(eq(module.uid, SAMPLE.uid)).limit(1);
-  if (exists) return [];
+  const [exists] = await db.select({ id: module.id, name: module.name }).from(module).where(eq(module.uid, SAMPLE.uid)).limit(1);
+  const texts = { name: SAMPLE.name, nameEn: SAMPLE.nameEn, summary: SAMPLE.summary, summaryEn: SAMPLE.summaryEn, description: SAMPLE.description, descriptionEn: SAMPLE.descriptionEn };
+  if (exists) {
+    // The first demo seed joined both languages in one text: give it the text of each language.
+    if (exists.name !== SAMPLE.legacyName) return [];
+    await db.update(module).set({ ...texts, ...(await moduleText({ ...texts, tags: SAMPLE.tags })) }).where(eq(module.id, exists.id));
+    await db.update(moduleVersion).set({ changelog: SAMPLE.changelog, changelogEn: SAMPLE.changelogEn }).where(eq(moduleVersion.moduleId, exists.id));
+    return [`demo: sample module ${SAMPLE.uid} written per language`];
+  }
   const zip = storedZip([{ name: 'README.md', text: SAMPLE.readme }]);
   const sha1 = createHash('sha1').update(zip).digest('hex');
   const packagePath = `demo/${sha1}.zip`;
@@ -52,14 +64,14 @@ export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): P
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, zip);
   const t = Math.floor(Date.now() / 1000);
-  const text = await moduleText({ name: SAMPLE.name, summary: SAMPLE.summary, tags: SAMPLE.tags, description: SAMPLE.description });
+  const text = await moduleText({ ...texts, tags: SAMPLE.tags });
   const [row] = await db.insert(module).values({
-    uid: SAMPLE.uid, developerId: FIRST_PARTY, name: SAMPLE.name, summary: SAMPLE.summary, description: SAMPLE.description, category: 'tools',
+    uid: SAMPLE.uid, developerId: FIRST_PARTY, ...texts, category: 'tools',
     tags: SAMPLE.tags, price: 100, scorePrice: 10, status: 'published', latestVersion: '1.0.0', publishTime: t, createTime: t, updateTime: t, ...text,
   }).onConflictDoNothing().returning({ id: module.id });
   if (!row) return [];
   await db.insert(moduleVersion).values({
-    moduleId: row.id, version: '1.0.0', changelog: '示例版本。Sample version.', packagePath, packageName: `${SAMPLE.uid}-1.0.0.zip`,
+    moduleId: row.id, version: '1.0.0', changelog: SAMPLE.changelog, changelogEn: SAMPLE.changelogEn, packagePath, packageName: `${SAMPLE.uid}-1.0.0.zip`,
     packageSize: zip.length, sha1, status: 'published', publishTime: t, createTime: t,
   });
   return [`demo: sample paid module ${SAMPLE.uid}`];

@@ -1,4 +1,5 @@
 import { and, desc, eq, ne, sql } from 'drizzle-orm';
+import type { Locale } from '../../i18n';
 import type { Db } from '../db/client';
 import { developer, module, user } from '../db/schema';
 import { AppError } from '../http';
@@ -88,14 +89,14 @@ export interface DeveloperListItem extends DeveloperRow {
 }
 
 /** Applications in one status, newest change first, 20 a page: the reviewers' list. */
-export async function developerList(db: Db, query: { status: DeveloperStatus; page: number }, limit = 20): Promise<{ total: number; list: DeveloperListItem[] }> {
+export async function developerList(db: Db, query: { status: DeveloperStatus; page: number }, limit = 20, locale: Locale = 'zh-cn'): Promise<{ total: number; list: DeveloperListItem[] }> {
   const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(developer).where(eq(developer.status, query.status));
   const rows = await db.select({ d: developer, username: user.username, displayName: displayNameSql })
     .from(developer).innerJoin(user, eq(user.id, developer.userId))
     .where(eq(developer.status, query.status))
     .orderBy(desc(developer.updateTime), desc(developer.userId))
     .limit(limit).offset((Math.max(1, query.page) - 1) * limit);
-  return { total, list: rows.map((r) => ({ ...r.d, username: r.username, displayName: r.displayName, provinceName: areaName(r.d.province) ?? r.d.province, cityName: areaName(r.d.city) ?? r.d.city })) };
+  return { total, list: rows.map((r) => ({ ...r.d, username: r.username, displayName: r.displayName, provinceName: areaName(r.d.province, locale) ?? r.d.province, cityName: areaName(r.d.city, locale) ?? r.d.city })) };
 }
 
 export interface DeveloperCard {
@@ -141,10 +142,10 @@ export interface MaskedApplication {
 }
 
 /** The application as its member sees it: ID number and mobile masked. */
-export function maskedApplication(row: DeveloperRow): MaskedApplication {
+export function maskedApplication(row: DeveloperRow, locale: Locale = 'zh-cn'): MaskedApplication {
   return {
     real_name: row.realName, id_number: maskIdNumber(row.idNumber), mobile: maskMobile(row.mobile), email: row.email,
-    province: row.province, city: row.city, province_name: areaName(row.province) ?? row.province, city_name: areaName(row.city) ?? row.city, intro: row.intro, status: row.status as DeveloperStatus, reason: row.reason,
+    province: row.province, city: row.city, province_name: areaName(row.province, locale) ?? row.province, city_name: areaName(row.city, locale) ?? row.city, intro: row.intro, status: row.status as DeveloperStatus, reason: row.reason,
     create_time: row.createTime, update_time: row.updateTime, review_time: row.reviewTime,
   };
 }

@@ -7,6 +7,8 @@ import { adjustMoney, adjustScore } from '../account/ledger';
 import { formatMoney } from '../account/users';
 import { notify } from '../messages/notify';
 import { UPDATE_SECONDS } from '../../shared/market';
+import { formatDate } from '../../shared/date';
+import type { Locale } from '../../i18n';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type PayType = 'balance' | 'score';
@@ -21,9 +23,10 @@ export interface OrderSummary {
   updatesUntil: number;
 }
 
-/** Order numbers: UTC date and time to the second, then six random digits (20 characters). */
-export function newOrderNo(at = new Date()): string {
-  const stamp = at.toISOString().replace(/\D/g, '').slice(0, 14);
+/** Order numbers: the date and time to the second in the site's zone, then six random digits (20 characters). */
+export function newOrderNo(at = new Date(), timeZone = 'UTC'): string {
+  // Dated on the site's clock, the one its paid time is shown in.
+  const stamp = formatDate(at, 'yyyymmddhhMMss', timeZone);
   return `${stamp}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
 }
 
@@ -53,6 +56,8 @@ export interface BuyInput {
   nonce: string;
   /** Platform commission in percent (config `market_commission`). */
   commission: number;
+  /** The site's time zone (`time_zone`): the order number's date. */
+  timeZone?: string;
 }
 
 /**
@@ -93,20 +98,21 @@ export async function buyModule(db: Db, input: BuyInput): Promise<{ order: Order
 
     const t = now();
     const commission = commissionOf(amount, input.commission);
-    const orderNo = newOrderNo();
+    const orderNo = newOrderNo(new Date(t * 1000), input.timeZone);
     const [order] = await tx.insert(moduleOrder).values({
       orderNo, userId: input.userId, moduleId: m.id, developerId: m.developerId, payType: input.payType, amount, commission,
       status: 'paid', nonce: input.nonce.slice(0, 40), updatesUntil: t + UPDATE_SECONDS, payTime: t, createTime: t,
     }).returning();
     const memo = `module:${m.uid} order:${orderNo}`;
-    if (input.payType === 'balance') await adjustMoney(tx, input.userId, -amount, memo);
-    else await adjustScore(tx, input.userId, -amount, memo);
+    const message = { key: 'user.ledger.memo.buy', params: { uid: m.uid, order: orderNo } } as const;
+    if (input.payType === 'balance') await adjustMoney(tx, input.userId, -amount, memo, message);
+    else await adjustScore(tx, input.userId, -amount, memo, message);
     if (m.developerId > 0) {
       await tx.insert(developerEarning).values({
         developerId: m.developerId, orderId: order!.id, kind: input.payType === 'balance' ? 'money' : 'score',
         gross: amount, commission, amount: amount - commission, createTime: t,
       });
-      if (input.payType === 'score' && amount > commission) await adjustScore(tx, m.developerId, amount - commission, `sale module:${m.uid} order:${orderNo}`);
+      if (input.payType === 'score' && amount > commission) await adjustScore(tx, m.developerId, amount - commission, `sale module:${m.uid} order:${orderNo}`, { key: 'user.ledger.memo.sale', params: { uid: m.uid, order: orderNo } });
     }
     await tx.update(module).set({ purchases: sql`${module.purchases} + 1` }).where(eq(module.id, m.id));
     await notify(tx, [{
@@ -123,13 +129,13 @@ function summary(o: typeof moduleOrder.$inferSelect): OrderSummary & { status: s
 }
 
 /** One page of the member's module orders, newest first, with what the order list shows. */
-export async function ordersPage(db: Db, userId: number, page: number, limit = 20) {
+export async function ordersPage(db: Db, userId: number, page: number, limit = 20, locale: Locale = 'zh-cn') {
   const where = eq(moduleOrder.userId, userId);
   const [rows, [{ total } = { total: 0 }]] = await Promise.all([
     db.select({
       id: moduleOrder.id, orderNo: moduleOrder.orderNo, payType: moduleOrder.payType, amount: moduleOrder.amount, status: moduleOrder.status,
       payTime: moduleOrder.payTime, updatesUntil: moduleOrder.updatesUntil, createTime: moduleOrder.createTime,
-      uid: module.uid, name: module.name, latestVersion: module.latestVersion,
+      uid: module.uid, name: locale === 'en' ? sql<string>`coalesce(nullif(${module.nameEn}, ''), ${module.name})` : module.name, latestVersion: module.latestVersion,
     }).from(moduleOrder).innerJoin(module, eq(module.id, moduleOrder.moduleId))
       .where(where).orderBy(desc(moduleOrder.id)).limit(limit).offset((page - 1) * limit),
     db.select({ total: sql<number>`count(*)::int` }).from(moduleOrder).where(where),

@@ -10,8 +10,12 @@ export const FIRST_PARTY = 0;
 /** The first-party modules this codebase ships, as the market lists them. */
 const FIRST_PARTY_MODULES = [{
   uid: 'editor',
-  name: 'Atrium Editor',
-  summary: '站点的 Markdown 编辑器：实时预览、粘贴/拖入图片上传、草稿自动保存。The site\'s markdown editor with live preview, image paste/drop and drafts.',
+  name: 'Atrium 编辑器',
+  nameEn: 'Atrium Editor',
+  summary: '站点的 Markdown 编辑器：实时预览、粘贴/拖入图片上传、草稿自动保存。',
+  summaryEn: 'The site\'s markdown editor with live preview, image paste/drop and drafts.',
+  /** What the first listing said in both languages at once; a site still showing it gets the split text. */
+  legacySummary: '站点的 Markdown 编辑器：实时预览、粘贴/拖入图片上传、草稿自动保存。The site\'s markdown editor with live preview, image paste/drop and drafts.',
   category: 'editor',
   tags: ['markdown', 'editor', '编辑器'],
   description: `社区发帖、回帖和文档编辑用的就是这个编辑器。安装后，论坛的发帖表单、回复框和文档编辑器才会出现；卸载后这些位置会提示“请安装编辑器”，已保存的内容不受影响。
@@ -23,7 +27,8 @@ const FIRST_PARTY_MODULES = [{
 - 输入法安全：中文输入法选词时按回车不会误提交
 - 草稿自动保存在浏览器里，刷新后恢复
 
-This is the editor behind new posts, replies and the docs editor. Once installed, the forum's post form, the reply box and the docs editor appear; uninstalled, those places say "Please install editor" and nothing already saved is lost.
+安装：管理员在本页点击“安装到本站”，或运行 \`npm run atrium -- module:install editor\`。`,
+  descriptionEn: `This is the editor behind new posts, replies and the docs editor. Once installed, the forum's post form, the reply box and the docs editor appear; uninstalled, those places say "Please install editor" and nothing already saved is lost.
 
 - Toolbar: headings, bold, italic, links, quotes, code, lists, task lists, tables, images
 - Live preview rendered by the same markdown pipeline as the server: what you preview is what gets published
@@ -32,11 +37,14 @@ This is the editor behind new posts, replies and the docs editor. Once installed
 - IME-safe: Enter while choosing Chinese characters never submits
 - Drafts autosave in the browser and come back after a reload
 
-安装 / Install: 管理员在本页点击“安装”，或运行 \`npm run atrium -- module:install editor\`。An administrator clicks Install on this page, or runs \`npm run atrium -- module:install editor\`.`,
-  changelog: `首个版本：工具栏、实时预览、图片上传、快捷键、草稿。
-
-First release: toolbar, live preview, image uploads, shortcuts, drafts.`,
+Install: an administrator clicks "Install on this site" on this page, or runs \`npm run atrium -- module:install editor\`.`,
+  changelog: '首个版本：工具栏、实时预览、图片上传、快捷键、草稿。',
+  changelogEn: 'First release: toolbar, live preview, image uploads, shortcuts, drafts.',
 }] as const;
+
+function split(m: (typeof FIRST_PARTY_MODULES)[number]) {
+  return { name: m.name, nameEn: m.nameEn, summary: m.summary, summaryEn: m.summaryEn, description: m.description, descriptionEn: m.descriptionEn };
+}
 
 /**
  * Lists the first-party modules in the market on first start (and adds any a newer codebase
@@ -45,17 +53,25 @@ First release: toolbar, live preview, image uploads, shortcuts, drafts.`,
 export async function seedMarket(db: Db): Promise<string | null> {
   const added: string[] = [];
   for (const m of FIRST_PARTY_MODULES) {
-    const [exists] = await db.select({ id: module.id }).from(module).where(eq(module.uid, m.uid)).limit(1);
-    if (exists) continue;
+    const [exists] = await db.select({ id: module.id, summary: module.summary }).from(module).where(eq(module.uid, m.uid)).limit(1);
+    if (exists) {
+      // The first listing joined both languages in one text: give it the text of each language.
+      if (exists.summary === m.legacySummary) {
+        await db.update(module).set({ ...split(m), ...(await moduleText({ ...m, tags: m.tags })) }).where(eq(module.id, exists.id));
+        await db.update(moduleVersion).set({ changelog: m.changelog, changelogEn: m.changelogEn }).where(eq(moduleVersion.moduleId, exists.id));
+        added.push(`${m.uid} (text per language)`);
+      }
+      continue;
+    }
     const version = SITE_MODULES[m.uid]?.version ?? '1.0.0';
     const t = Math.floor(Date.now() / 1000);
-    const text = await moduleText({ name: m.name, summary: m.summary, tags: m.tags, description: m.description });
+    const text = await moduleText({ ...m, tags: m.tags });
     const [row] = await db.insert(module).values({
-      uid: m.uid, developerId: FIRST_PARTY, name: m.name, summary: m.summary, description: m.description, category: m.category, tags: [...m.tags],
+      uid: m.uid, developerId: FIRST_PARTY, ...split(m), category: m.category, tags: [...m.tags],
       siteModule: SITE_MODULES[m.uid] ? 1 : 0, status: 'published', latestVersion: version, publishTime: t, createTime: t, updateTime: t, ...text,
     }).onConflictDoNothing().returning({ id: module.id });
     if (!row) continue;
-    await db.insert(moduleVersion).values({ moduleId: row.id, version, changelog: m.changelog, status: 'published', publishTime: t, createTime: t });
+    await db.insert(moduleVersion).values({ moduleId: row.id, version, changelog: m.changelog, changelogEn: m.changelogEn, status: 'published', publishTime: t, createTime: t });
     added.push(m.uid);
   }
   return added.length ? `market: listed ${added.join(', ')}` : null;

@@ -54,7 +54,7 @@ export async function myModules(db: Db, developerId: number, page: number, limit
 }
 
 export interface StudioModuleDetail {
-  id: number; uid: string; name: string; summary: string; description: string; cover: string; screenshots: string[];
+  id: number; uid: string; name: string; summary: string; description: string; nameEn: string; summaryEn: string; descriptionEn: string; cover: string; screenshots: string[];
   category: string; tags: string[]; price: number; scorePrice: number; status: ModuleStatus; reviewReason: string; latestVersion: string;
 }
 
@@ -62,6 +62,7 @@ export interface StudioModuleDetail {
 export async function ownModule(db: Db, developerId: number, id: number): Promise<StudioModuleDetail | null> {
   const [row] = await db.select({
     id: module.id, uid: module.uid, name: module.name, summary: module.summary, description: module.description, cover: module.cover,
+    nameEn: module.nameEn, summaryEn: module.summaryEn, descriptionEn: module.descriptionEn,
     screenshots: module.screenshots, category: module.category, tags: module.tags, price: module.price, scorePrice: module.scorePrice,
     status: module.status, reviewReason: module.reviewReason, latestVersion: module.latestVersion,
   }).from(module).where(and(eq(module.id, id), eq(module.developerId, developerId))).limit(1);
@@ -120,6 +121,7 @@ export async function saveModule(db: Db, developerId: number, input: ModuleValue
     const t = now();
     const values = {
       name: input.name, summary: input.summary, description: input.description, descriptionHtml: text.descriptionHtml,
+      nameEn: input.nameEn, summaryEn: input.summaryEn, descriptionEn: input.descriptionEn, descriptionEnHtml: text.descriptionEnHtml,
       cover: input.cover, screenshots: input.screenshots, category: input.category, tags: input.tags, price: input.price, scorePrice: input.scorePrice,
       searchVector: text.searchVector, titleVector: text.titleVector, updateTime: t,
     };

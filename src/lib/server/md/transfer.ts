@@ -55,8 +55,8 @@ export async function exportBook(db: Db, name: string): Promise<FolderBook | nul
 
 /** The guide this repository ships in `docs/`, as the site's first books (Chinese and English). */
 export const GUIDE_BOOKS = [
-  { name: 'guide', dir: 'zh-cn', lang: 'zh-cn', title: 'Atrium 使用指南', description: '安装、配置、部署、会员中心、社区、文档编辑与模块市场。' },
-  { name: 'guide-en', dir: 'en', lang: 'en', title: 'Atrium user guide', description: 'Installing, configuring and deploying Atrium; the member center, forum, docs editor and market.' },
+  { name: 'guide', dir: 'zh-cn', lang: 'zh-cn', title: 'Atrium 使用指南', description: '安装、配置、部署、会员中心、社区、文档编辑与模块市场。', message: 'Atrium 自带的使用指南' },
+  { name: 'guide-en', dir: 'en', lang: 'en', title: 'Atrium user guide', description: 'Installing, configuring and deploying Atrium; the member center, forum, docs editor and market.', message: 'Guide shipped with Atrium' },
 ] as const;
 
 /** First start: when the site has no books yet, the guide becomes its documentation. */
@@ -68,7 +68,7 @@ export async function seedGuide(db: Db, root: string): Promise<string | null> {
     const dir = join(root, 'docs', g.dir);
     if (!existsSync(dir)) continue;
     const book = await createBook(db, { name: g.name, title: g.title, description: g.description, lang: g.lang, weigh: 100 - i });
-    const result = await importBook(db, book.name, await readFolder(dir), { message: 'Guide shipped with Atrium' });
+    const result = await importBook(db, book.name, await readFolder(dir), { message: g.message });
     done.push(`${g.name} (${result.created} pages)`);
   }
   return done.length ? `md: added the user guide ${done.join(', ')}` : null;

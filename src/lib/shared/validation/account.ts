@@ -1,5 +1,6 @@
 // Validation of member input, shared by the API and the forms (spec §5). Messages are i18n keys of
 // the `validation` group: the server and the browser say the same thing in the same words.
+import { isTimeZone } from '../date';
 import { z } from 'zod';
 import { INT_MAX, NAME_SPOOF_CHARS } from './common';
 
@@ -63,6 +64,8 @@ export const ProfileInput = z.object({
   gender: z.coerce.number().int().min(0).max(2).default(0),
   birthday: z.union([z.literal(''), z.null(), z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'validation.birthday' })]).optional(),
   motto: z.string().trim().max(255).optional(),
+  /** An IANA zone to read times in, or '' for the site's. */
+  time_zone: z.string().trim().max(64).refine((v) => v === '' || isTimeZone(v), { error: 'validation.timeZone' }).optional(),
 }).strict();
 
 export const RetrievePasswordInput = z.object({

@@ -55,6 +55,10 @@ export const ModuleInput = z.object({
   summary: z.string().trim().max(150, { error: 'devstudio.error.summary' }).default(''),
   description: z.string({ error: 'devstudio.error.description' }).trim().min(1, { error: 'devstudio.error.description' })
     .max(MAX_DESCRIPTION, { error: 'devstudio.error.descriptionLong' }),
+  /** The English name, summary and description ('' : English readers see the ones above). */
+  name_en: z.union([z.literal(''), z.string().trim().min(2, { error: 'devstudio.error.name' }).max(60, { error: 'devstudio.error.name' })]).default(''),
+  summary_en: z.string().trim().max(150, { error: 'devstudio.error.summary' }).default(''),
+  description_en: z.string().trim().max(MAX_DESCRIPTION, { error: 'devstudio.error.descriptionLong' }).default(''),
   cover: z.union([z.literal(''), imageUrl], { error: 'devstudio.error.image' }).default(''),
   screenshots: z.array(imageUrl).max(MAX_SCREENSHOTS, { error: 'devstudio.error.screenshots' }).default([]),
   category: z.enum(MODULE_CATEGORIES, { error: 'devstudio.error.category' }),
@@ -69,6 +73,9 @@ export const ModuleInput = z.object({
   name: v.name,
   summary: v.summary,
   description: v.description,
+  nameEn: v.name_en,
+  summaryEn: v.summary_en,
+  descriptionEn: v.description_en,
   cover: v.cover,
   screenshots: [...new Set(v.screenshots)],
   category: v.category,

@@ -1,4 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
+import { ledgerText } from '../../../lib/server/account/ledger';
+import { viewerTimeZone } from '../../../lib/server/site/time-zone';
 import { api } from '../../../lib/server/http';
 import { requireRule } from '../../../lib/server/auth/guard';
 import { userMoneyLog } from '../../../lib/server/db/schema';
@@ -15,10 +17,10 @@ function cell(value: string): string {
 export const GET = api(async (ctx) => {
   const member = await requireRule(ctx, 'account/balance/export');
   const { runtime } = ctx.locals;
-  const tz = await runtime.site.get('time_zone', 'Asia/Shanghai');
+  const tz = await viewerTimeZone(ctx.locals);
   const rows = await runtime.db.select().from(userMoneyLog).where(eq(userMoneyLog.userId, member.id)).orderBy(asc(userMoneyLog.id)).limit(100_000);
   const lines = [['time', 'change', 'before', 'after', 'memo'].join(',')];
-  for (const r of rows) lines.push([formatDate(r.createTime, undefined, tz), formatMoney(r.money), formatMoney(r.before), formatMoney(r.after), r.memo].map(cell).join(','));
+  for (const r of rows) lines.push([formatDate(r.createTime, undefined, tz), formatMoney(r.money), formatMoney(r.before), formatMoney(r.after), ledgerText(r, ctx.locals.apiLocale).text].map(cell).join(','));
   return new Response(`\uFEFF${lines.join('\r\n')}\r\n`, {
     headers: {
       'content-type': 'text/csv; charset=utf-8',

@@ -1,4 +1,5 @@
 import { api, ok } from '../../../lib/server/http';
+import { viewerTimeZone } from '../../../lib/server/site/time-zone';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { overview } from '../../../lib/server/account/ledger';
 
@@ -6,5 +7,5 @@ import { overview } from '../../../lib/server/account/ledger';
 export const GET = api(async (ctx) => {
   const member = requireUser(ctx);
   const { runtime } = ctx.locals;
-  return ok(await overview(runtime.db, member.id, await runtime.site.get('time_zone', 'Asia/Shanghai')));
+  return ok(await overview(runtime.db, member.id, await viewerTimeZone(ctx.locals)));
 });

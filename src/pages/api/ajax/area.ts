@@ -11,12 +11,16 @@ const Input = z.object({
   city: z.preprocess(blank, z.string().regex(/^\d{4}$/, 'area.cityInvalid').optional()),
 }).refine((q) => q.city === undefined || q.province !== undefined, { path: ['province'], message: 'area.cityNeedsProvince' });
 
-/** The data changes only with a package update: browsers and proxies may keep a reply for a day. */
-const CACHE = { 'cache-control': 'public, max-age=86400' };
+/**
+ * The data changes only with a package update: browsers and proxies may keep a reply for a day,
+ * one per language (the names are Chinese or English, the codes the same).
+ */
+const CACHE = { 'cache-control': 'public, max-age=86400', vary: 'think-lang, ba-lang, cookie, accept-language' };
 
 /** Provinces; with `province`, its cities; with `province` and `city`, that city's districts. Unknown codes give []. */
 export const GET = api(async (ctx) => {
   const { province, city } = await readInput(ctx, Input);
-  const data = province === undefined ? provinces() : city === undefined ? cities(province) : districts(province, city);
+  const locale = ctx.locals.apiLocale;
+  const data = province === undefined ? provinces(locale) : city === undefined ? cities(province, locale) : districts(province, city, locale);
   return envelope({ code: Code.ok, msg: '', data }, 200, CACHE);
 });

@@ -1,4 +1,5 @@
 import { api, ok } from '../../../lib/server/http';
+import { viewerTimeZone } from '../../../lib/server/site/time-zone';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { formatMoney } from '../../../lib/server/account/users';
 import { earningsSummary, monthlyEarnings, requireDeveloper, withdrawMinimum } from '../../../lib/server/market/studio';
@@ -10,7 +11,7 @@ export const GET = api(async (ctx) => {
   await requireDeveloper(runtime.db, member.id);
   const [summary, monthly, min] = await Promise.all([
     earningsSummary(runtime.db, member.id),
-    monthlyEarnings(runtime.db, member.id, 12, await runtime.site.get('time_zone', 'UTC')),
+    monthlyEarnings(runtime.db, member.id, 12, await viewerTimeZone(ctx.locals)),
     withdrawMinimum(runtime.db),
   ]);
   const money = Object.fromEntries(Object.entries(summary.money).map(([k, v]) => [k, formatMoney(v)]));

@@ -1,4 +1,5 @@
 import { api, ok, readInput } from '../../../lib/server/http';
+import { viewerTimeZone } from '../../../lib/server/site/time-zone';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { formatMoney } from '../../../lib/server/account/users';
 import { requireDeveloper, salesPage } from '../../../lib/server/market/studio';
@@ -13,7 +14,7 @@ export const GET = api(async (ctx) => {
   const { runtime } = ctx.locals;
   await requireDeveloper(runtime.db, member.id);
   const filter = await readInput(ctx, SalesInput);
-  const { list, total, totals } = await salesPage(runtime.db, member.id, filter, await runtime.site.get('time_zone', 'UTC'));
+  const { list, total, totals } = await salesPage(runtime.db, member.id, filter, await viewerTimeZone(ctx.locals));
   const show = (payType: string, n: number): string => (payType === 'balance' ? formatMoney(n) : String(n));
   return ok({
     list: list.map((s) => ({ ...s, amount: show(s.payType, s.amount), commission: show(s.payType, s.commission), net: show(s.payType, s.net) })),

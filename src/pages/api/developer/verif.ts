@@ -8,7 +8,7 @@ import { translateAny } from '../../../lib/i18n';
 export const GET = api(async (ctx) => {
   const member = requireUser(ctx);
   const row = await developerOf(ctx.locals.runtime.db, member.id);
-  return ok(row ? maskedApplication(row) : null);
+  return ok(row ? maskedApplication(row, ctx.locals.apiLocale) : null);
 });
 
 /** Applies to become a developer, or corrects a pending or rejected application (back to pending). */
@@ -18,5 +18,5 @@ export const POST = api(async (ctx) => {
   const limited = await rateLimitReply(ctx, `developer:apply:${member.id}`, 5, 3600);
   if (limited) return limited;
   const row = await applyDeveloper(ctx.locals.runtime.db, member.id, input);
-  return ok(maskedApplication(row), translateAny(ctx.locals.apiLocale, 'developer.apply.sent'));
+  return ok(maskedApplication(row, ctx.locals.apiLocale), translateAny(ctx.locals.apiLocale, 'developer.apply.sent'));
 });

@@ -13,7 +13,7 @@ export const GET = api(async (ctx) => {
   await requireRule(ctx, REVIEW_RULE);
   const { page } = await readInput(ctx, ListInput);
   const { db } = ctx.locals.runtime;
-  const [developers, pending] = await Promise.all([developerList(db, { status: 'pending', page }), pendingModules(db)]);
+  const [developers, pending] = await Promise.all([developerList(db, { status: 'pending', page }, 20, ctx.locals.apiLocale), pendingModules(db)]);
   return ok({ developers, ...pending });
 });
 

@@ -5,6 +5,7 @@ import { moduleTag } from '../../../lib/server/market/catalog';
 import { BuyInput } from '../../../lib/shared/validation/market';
 import { DEFAULT_COMMISSION } from '../../../lib/shared/market';
 import { translateAny } from '../../../lib/i18n';
+import { siteTimeZone } from '../../../lib/server/site/time-zone';
 
 /** Buys a module with balance or points; a retried click with the same nonce returns the same order. */
 export const POST = api(async (ctx) => {
@@ -12,7 +13,7 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, BuyInput);
   const { runtime, apiLocale } = ctx.locals;
   const commission = Number(await runtime.site.get('market_commission', String(DEFAULT_COMMISSION)));
-  const { order, created } = await buyModule(runtime.db, { userId: member.id, uid: input.uid, payType: input.pay_type, nonce: input.nonce, commission });
+  const { order, created } = await buyModule(runtime.db, { userId: member.id, uid: input.uid, payType: input.pay_type, nonce: input.nonce, commission, timeZone: await siteTimeZone(runtime.site) });
   if (created) await runtime.pageCache.invalidate([moduleTag(input.uid)]);
   return ok({
     order: { order_no: order.orderNo, status: order.status, pay_type: order.payType, amount: order.amount, pay_time: order.payTime, updates_until: order.updatesUntil },

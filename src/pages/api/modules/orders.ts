@@ -7,7 +7,7 @@ import { PageInput } from '../../../lib/shared/validation/market';
 export const GET = api(async (ctx) => {
   const member = requireUser(ctx);
   const { page } = await readInput(ctx, PageInput);
-  const { rows, total, limit } = await ordersPage(ctx.locals.runtime.db, member.id, page);
+  const { rows, total, limit } = await ordersPage(ctx.locals.runtime.db, member.id, page, 20, ctx.locals.apiLocale);
   return ok({
     total, page, limit,
     list: rows.map((o) => ({

@@ -20,6 +20,8 @@ export const user = pgTable('user', {
   joinIp: varchar('join_ip', { length: 50 }).notNull().default(''),
   joinTime: bigint('join_time', { mode: 'number' }).notNull().default(0),
   motto: varchar('motto', { length: 255 }).notNull().default(''),
+  /** The IANA zone the member reads times in; '' follows the site's `time_zone`. */
+  timeZone: varchar('time_zone', { length: 64 }).notNull().default(''),
   /** `scrypt$N$r$p$salt$hash`: the parameters travel with the hash so they can be raised later. */
   password: varchar('password', { length: 255 }).notNull(),
   status: varchar('status', { length: 10 }).notNull().default('enable'),
@@ -43,6 +45,9 @@ export const userMoneyLog = pgTable('user_money_log', {
   before: bigint('before', { mode: 'number' }).notNull(),
   after: bigint('after', { mode: 'number' }).notNull(),
   memo: varchar('memo', { length: 255 }).notNull(),
+  /** What the entry says, as a message key and its values, rendered in the reader's language ('' : `memo` as written). */
+  memoKey: varchar('memo_key', { length: 64 }).notNull().default(''),
+  memoParams: text('memo_params').notNull().default('{}'),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
 }, (t) => [index('user_money_log_user_idx').on(t.userId, t.id)]);
 
@@ -54,6 +59,8 @@ export const userScoreLog = pgTable('user_score_log', {
   before: integer('before').notNull(),
   after: integer('after').notNull(),
   memo: varchar('memo', { length: 255 }).notNull(),
+  memoKey: varchar('memo_key', { length: 64 }).notNull().default(''),
+  memoParams: text('memo_params').notNull().default('{}'),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
 }, (t) => [index('user_score_log_user_idx').on(t.userId, t.id)]);
 

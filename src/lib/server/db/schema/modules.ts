@@ -46,6 +46,14 @@ export const module = pgTable('module', {
   description: text('description').notNull().default(''),
   /** Rendered once per edit with the site's markdown pipeline. */
   descriptionHtml: text('description_html').notNull().default(''),
+  /**
+   * The same in English, written by the developer; '' falls back to the fields above. English
+   * readers see these, Chinese readers the fields above (which fall back to these when empty).
+   */
+  nameEn: varchar('name_en', { length: 60 }).notNull().default(''),
+  summaryEn: varchar('summary_en', { length: 150 }).notNull().default(''),
+  descriptionEn: text('description_en').notNull().default(''),
+  descriptionEnHtml: text('description_en_html').notNull().default(''),
   cover: varchar('cover', { length: 255 }).notNull().default(''),
   screenshots: jsonb('screenshots').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   category: varchar('category', { length: 20 }).notNull(),
@@ -89,6 +97,8 @@ export const moduleVersion = pgTable('module_version', {
   moduleId: integer('module_id').notNull(),
   version: varchar('version', { length: 20 }).notNull(),
   changelog: text('changelog').notNull().default(''),
+  /** The changelog in English ('' : the one above for every reader). */
+  changelogEn: text('changelog_en').notNull().default(''),
   /** Path of the zip relative to the private package root. */
   packagePath: varchar('package_path', { length: 255 }).notNull().default(''),
   packageName: varchar('package_name', { length: 120 }).notNull().default(''),

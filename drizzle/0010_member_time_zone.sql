@@ -1,0 +1,1 @@
+ALTER TABLE "user" ADD COLUMN "time_zone" varchar(64) DEFAULT '' NOT NULL;
