@@ -5,6 +5,8 @@ import type { Db } from '../db/client';
 import { askPost, askReply, module } from '../db/schema';
 import { listPosts, type PostSummary } from '../ask/posts';
 import { plainText } from '../search/text';
+import { inLanguage } from '../market/catalog';
+import type { Locale } from '../../i18n/types';
 
 /** Entries per list on the card. */
 export const CARD_LIST = 10;
@@ -24,7 +26,7 @@ const acceptedWhere = (userId: number) => and(
   eq(askReply.userId, userId), eq(askReply.status, 'published'), eq(askPost.status, 'published'), eq(askPost.acceptedReplyId, askReply.id),
 );
 
-export async function memberActivity(db: Db, userId: number, limit = CARD_LIST): Promise<MemberActivity> {
+export async function memberActivity(db: Db, userId: number, locale: Locale, limit = CARD_LIST): Promise<MemberActivity> {
   const publishedModule = and(eq(module.developerId, userId), eq(module.status, 'published'));
   const [posts, accepted, modules, [counts]] = await Promise.all([
     listPosts(db, { tab: 'latest', user: userId, page: 1, limit }),
@@ -33,7 +35,7 @@ export async function memberActivity(db: Db, userId: number, limit = CARD_LIST):
       score: sql<number>`${askReply.upCount} - ${askReply.downCount}`, createTime: askReply.createTime,
     }).from(askReply).innerJoin(askPost, eq(askPost.id, askReply.postId)).where(acceptedWhere(userId)).orderBy(desc(askReply.id)).limit(limit),
     db.select({
-      uid: module.uid, name: module.name, summary: module.summary, price: module.price, scorePrice: module.scorePrice,
+      uid: module.uid, name: inLanguage(module.name, module.nameEn, locale), summary: inLanguage(module.summary, module.summaryEn, locale), price: module.price, scorePrice: module.scorePrice,
       downloads: module.downloads, rating: module.rating, ratingCount: module.ratingCount,
     }).from(module).where(publishedModule).orderBy(desc(module.publishTime), desc(module.id)).limit(limit),
     db.select({

@@ -59,8 +59,8 @@ async function readHomeFeed(runtime: Pick<Runtime, 'db' | 'memo'>, locale: Local
     listPosts(db, { tab: 'latest', page: 1, limit: HOME_POSTS }),
     listPosts(db, { tab: 'unsolved', page: 1, limit: HOME_POSTS }),
     recentDocs(runtime, locale),
-    facets.total ? listModules(db, { ...market, sort: 'newest' }, facets, HOME_MODULES) : { list: [] },
-    facets.total ? listModules(db, { ...market, sort: 'popular' }, facets, HOME_MODULES) : { list: [] },
+    facets.total ? listModules(db, { ...market, sort: 'newest' }, facets, HOME_MODULES, locale) : { list: [] },
+    facets.total ? listModules(db, { ...market, sort: 'popular' }, facets, HOME_MODULES, locale) : { list: [] },
   ]);
   return { latest: latest.list, unsolved: unsolved.list, docs, newModules: newModules.list, popularModules: popularModules.list };
 }

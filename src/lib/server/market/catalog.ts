@@ -59,7 +59,7 @@ export interface MarketFacets {
  * summary and description where written, everyone else (and English readers where not) the main
  * ones, which fall back to the English ones when empty.
  */
-function inLanguage(main: AnyColumn, english: AnyColumn, locale: Locale): SQL<string> {
+export function inLanguage(main: AnyColumn, english: AnyColumn, locale: Locale): SQL<string> {
   return locale === 'en'
     ? sql<string>`coalesce(nullif(${english}, ''), ${main})`
     : sql<string>`coalesce(nullif(${main}, ''), ${english})`;
