@@ -73,8 +73,9 @@ export async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  log.info(`listening on http://${shown}:${port} (ready in ${Date.now() - started} ms)`);
+  // Before "listening": whoever waits for that line finds the setup link and the CLI socket ready.
   stopOperator = await startOperatorServices(runtime, `http://${shown}:${port}`);
+  log.info(`listening on http://${shown}:${port} (ready in ${Date.now() - started} ms)`);
 
 }
 

@@ -52,7 +52,11 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
   showErrors(form, {});
   if (status) status.textContent = '';
   try {
-    const reply = await request<{ url?: string } | null>(form.dataset.api!, { method: 'POST', data: valueOf(form), showErrorMessage: false });
+    const data = valueOf(form);
+    // The button pressed may carry the decision (e.g. approve / reject).
+    const submitter = event.submitter as HTMLButtonElement | null;
+    if (submitter?.name) data[submitter.name] = submitter.value;
+    const reply = await request<{ url?: string } | null>(form.dataset.api!, { method: 'POST', data, showErrorMessage: false });
     if (status) status.textContent = reply.msg;
     const then = form.dataset.then;
     if (then === 'stay') {

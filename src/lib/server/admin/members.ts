@@ -104,7 +104,8 @@ export async function adjustMember(rt: Runtime, id: number, kind: 'money' | 'sco
     await rt.sessions.forgetUser(id);
     return result;
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    // The ledger refuses (api.invalidInput) a change that would leave a negative balance.
+    if (err instanceof AppError && err.key !== 'api.invalidInput') throw err;
     throw new AppError('admin.member.negative', { fieldKeys: { amount: 'admin.member.negative' } });
   }
 }

@@ -43,6 +43,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'upload_allowed_suffixes', group: 'upload', title: 'Allowed suffixes', type: 'string', value: 'jpg,png,bmp,jpeg,gif,webp,zip,rar,wav,mp4,mp3' },
   { name: 'upload_allowed_mime_types', group: 'upload', title: 'Allowed MIME types', type: 'string', value: '' },
   { name: 'upload_save_name', group: 'upload', title: 'Save name template', type: 'string', value: '/storage/{topic}/{year}{mon}{day}/{fileName}{fileSha1}{.suffix}' },
+  { name: 'backup_keep', group: 'backup', title: 'Nightly backups kept (0: no nightly backup)', type: 'number', value: '0', tip: 'Written to DATA_DIR/backups after 03:00 site time' },
   { name: 'upload_params', group: 'upload', title: 'Upload parameters', type: 'json', value: '{}', tip: 'A numeric "error" (with "message") rejects every upload with that code' },
 ];
 
