@@ -29,15 +29,14 @@ function valueOf(form: HTMLFormElement): Record<string, unknown> {
 function showErrors(form: HTMLFormElement, fields: Record<string, string>): void {
   for (const slot of form.querySelectorAll<HTMLElement>('[data-error-for]')) slot.textContent = '';
   for (const input of form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
-  let first: HTMLElement | null = null;
   for (const [name, message] of Object.entries(fields)) {
     const slot = form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(name)}"]`) ?? form.querySelector<HTMLElement>('[data-error-for="_"]');
     if (slot) slot.textContent = slot.textContent ? `${slot.textContent} ${message}` : message;
     const input = form.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`);
     input?.setAttribute('aria-invalid', 'true');
-    first ??= input;
   }
-  first?.focus();
+  // The first wrong field in reading order, whatever order the server listed them in.
+  form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
 }
 
 async function onSubmit(event: SubmitEvent): Promise<void> {
@@ -61,8 +60,12 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
     const then = form.dataset.then;
     if (then === 'stay') {
       if (reply.data?.url && status) status.textContent = `${reply.msg} ${reply.data.url}`;
-    } else if (then) location.assign(then);
-    else location.reload();
+    } else {
+      // The reply's message survives the reload in the page's flash line.
+      if (reply.msg) sessionStorage.setItem(FLASH, reply.msg);
+      if (then) location.assign(then);
+      else location.reload();
+    }
   } catch (err) {
     if (err instanceof ApiError) {
       const fields = (err.data as { fields?: Record<string, string> } | null)?.fields;
@@ -75,4 +78,14 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
   }
 }
 
-document.addEventListener('submit', (e) => void onSubmit(e));
+// Capture phase: ahead of the client router, which would otherwise navigate with the form's fields.
+const FLASH = 'atrium-admin-flash';
+const flash = sessionStorage.getItem(FLASH);
+const flashLine = document.querySelector<HTMLElement>('[data-admin-flash]');
+if (flash && flashLine) {
+  sessionStorage.removeItem(FLASH);
+  flashLine.textContent = flash;
+  flashLine.hidden = false;
+}
+
+document.addEventListener('submit', (e) => void onSubmit(e), true);
