@@ -105,6 +105,11 @@ describe('the CLI against the running site', () => {
     expect(link.stdout).toMatch(/\/user\/reset\?token=[\w-]+\n$/);
     expect(served).toBeGreaterThan(0);
     expect(failed).toBe(0);
+    // Loopback may read the metrics: the load above is counted by route.
+    const metrics = await raw(srv.url, '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/atrium_http_requests_total\{route="ask",method="GET",status="200"\} \d+/);
+    expect((await raw(srv.url, '/ask')).headers['x-request-id']).toMatch(/\S+/);
     // The server ran them: its log says so, and the database lock never changed hands.
     expect(srv.logs()).toContain('cli: user:create');
     // The reset link works once.
@@ -186,7 +191,7 @@ describe('console actions and the audit log', () => {
     expect((await post('/api/admin/settings', { values: { site_name: 'Renamed Site', sign_in_score: '12' } })).code).toBe(1);
     expect(((await get('/api/index/index?requiredLogin=0', '')).data.site as { siteName: string }).siteName).toBe('Renamed Site');
     const settings = await get('/api/admin/settings');
-    const fields = settings.data.fields as { name: string; defaultValue: string | null; group: string }[];
+    const fields = settings.data.fields as unknown as { name: string; defaultValue: string | null; group: string }[];
     expect(fields.find((f) => f.name === 'sign_in_score')?.defaultValue).toBe('10');
     expect(fields.some((f) => f.name === 'token_secret')).toBe(false);
     expect(settings.data.groups).toEqual(expect.arrayContaining(['basics', 'user', 'upload', 'mail', 'market', 'backup']));
