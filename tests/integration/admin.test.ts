@@ -102,7 +102,7 @@ describe('the CLI against the running site', () => {
     expect(created.status).toBe(0);
     expect(moved.stdout).toBe('carol is now in group 管理员.\n');
     expect(list.stdout).toMatch(/\tcarol\tcarol\tcarol@example.com\t-\tgroup 2\tenable/);
-    expect(link.stdout).toMatch(/\/user\/reset\?token=[\w-]+\n$/);
+    expect(link.stdout).toMatch(/\/reset-password\?token=[\w-]+\n$/);
     expect(served).toBeGreaterThan(0);
     expect(failed).toBe(0);
     // Loopback may read the metrics: the load above is counted by route.
@@ -113,7 +113,7 @@ describe('the CLI against the running site', () => {
     // The server ran them: its log says so, and the database lock never changed hands.
     expect(srv.logs()).toContain('cli: user:create');
     // The reset link works once.
-    const resetPath = /\/user\/reset\?token=[\w-]+/.exec(link.stdout)![0];
+    const resetPath = /\/reset-password\?token=[\w-]+/.exec(link.stdout)![0];
     expect((await raw(srv.url, resetPath)).text).toContain('carol');
     const token = new URL(resetPath, srv.url).searchParams.get('token');
     expect((await post('/api/user/resetPassword', { token, password: 'newpass99' }, '')).code).toBe(1);

@@ -50,7 +50,7 @@ export const ROUTES: readonly RouteDef[] = [
   { name: 'install', pattern: '/install', layout: 'none' },
   { name: 'admin', pattern: '/admin', layout: 'none', middleware: ['auth'] },
   { name: 'adminSection', pattern: '/admin/:section/:id?', layout: 'none', middleware: ['auth'], params: { section: /^[a-z]{2,20}$/, id: /^[\w.-]{1,100}$/ } },
-  { name: 'userReset', pattern: '/user/reset', layout: 'none' },
+  { name: 'resetPassword', pattern: '/reset-password', layout: 'none' },
   { name: 'userLogin', pattern: '/user/login', layout: 'none' },
   { name: 'userCard', pattern: '/user/card/:id', layout: 'none', params: { id: ID } },
   { name: 'userIframe', pattern: '/user/iframe/:url', layout: 'user', middleware: USER, params: { url: /^.{1,2000}$/su } },

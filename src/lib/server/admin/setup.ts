@@ -48,7 +48,7 @@ export async function completeInstall(rt: Runtime, input: z.output<typeof Instal
 
 /** A one-time password-reset link path for a member (valid a day). */
 export async function resetLinkPath(rt: Runtime, userId: number): Promise<string> {
-  return `/user/reset?token=${await issueToken(rt.db, rt.tokenSecret, 'reset', userId)}`;
+  return `/reset-password?token=${await issueToken(rt.db, rt.tokenSecret, 'reset', userId)}`;
 }
 
 /** Sets a new password from a reset link; every session of the member ends. */
