@@ -27,7 +27,8 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
     dataDir = mkdtempSync(join(TMP, 'admin-pg-'));
     site = await prepareAdminSite({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
     const shared = env();
-    a = await startServer({ dataDir, env: shared });
+    // A logs every statement as slow (threshold 0 ms), to show what a slow query's line carries.
+    a = await startServer({ dataDir, env: { ...shared, SLOW_QUERY_MS: '0' } });
     // The instance started last holds the valid setup link (each start replaces the token).
     b = await startServer({ dataDir, env: shared });
   }, 120_000);
@@ -67,6 +68,9 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
     expect(m.text).toMatch(/atrium_bus_events_total\{channel="config"\} 1/);
     expect(m.text).toContain('atrium_page_cache_hits_total');
     expect(m.text).toContain('atrium_open_connections');
+    expect(m.text).toMatch(/atrium_db_query_duration_seconds_count \d+/);
+    // Slow queries are logged with the request that ran them.
+    expect(a.logs()).toMatch(/slow query \{"requestId":"[^"]+","ms":\d+,"sql":"select/);
   });
 
   it('backs up through the driver and restores into an empty PostgreSQL database', async () => {

@@ -109,6 +109,7 @@ describe('the CLI against the running site', () => {
     const metrics = await raw(srv.url, '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.text).toMatch(/atrium_http_requests_total\{route="ask",method="GET",status="200"\} \d+/);
+    expect(metrics.text).toMatch(/atrium_db_query_duration_seconds_count \d+/);
     expect((await raw(srv.url, '/ask')).headers['x-request-id']).toMatch(/\S+/);
     // The server ran them: its log says so, and the database lock never changed hands.
     expect(srv.logs()).toContain('cli: user:create');

@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Runtime } from './runtime';
 import { matchRoute } from '../shared/routes';
 import { countError } from './admin/dashboard';
+import { appLocals } from './app-locals';
 
 export interface Metrics {
   /** Starts timing a request; call the result when the response is finished. */
@@ -58,6 +59,30 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
     return publish(channel, message);
   };
   const slowMs = Number(env.SLOW_REQUEST_MS ?? 1000) || 1000;
+  const slowQueryMs = env.SLOW_QUERY_MS === undefined || env.SLOW_QUERY_MS === '' ? 500 : Number(env.SLOW_QUERY_MS);
+  const queries = new Histogram({ name: 'atrium_db_query_duration_seconds', help: 'Database statements outside transactions', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
+  // The driver's client (PGlite, its worker, or the pg pool) answers every statement drizzle sends
+  // outside a transaction: timing it here finds slow queries with the request that ran them.
+  const client = (runtime.db as unknown as { $client?: { query?: (...args: unknown[]) => Promise<unknown> } }).$client;
+  if (client?.query && !(client.query as { timed?: boolean }).timed) {
+    const query = client.query.bind(client);
+    const timed = async (...args: unknown[]): Promise<unknown> => {
+      const started = performance.now();
+      try {
+        return await query(...args);
+      } finally {
+        const ms = performance.now() - started;
+        queries.observe(ms / 1000);
+        if (ms >= slowQueryMs) {
+          const first = args[0] as string | { text?: string } | undefined;
+          const text = (typeof first === 'string' ? first : first?.text ?? '').replace(/\s+/g, ' ').slice(0, 300);
+          const request = appLocals.getStore() as { requestId?: string; route?: { route?: { name?: string } } } | undefined;
+          runtime.log.warn('slow query', { requestId: request?.requestId, ms: Math.round(ms), sql: text });
+        }
+      }
+    };
+    client.query = Object.assign(timed, { timed: true });
+  }
   const token = env.METRICS_TOKEN?.trim() || null;
 
   return {
