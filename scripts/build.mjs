@@ -16,7 +16,7 @@ if (astro.status !== 0) process.exit(astro.status ?? 1);
 
 await build({
   // pglite-worker: the thread PGlite runs in (PGLITE_WORKER), found beside atrium.mjs and cli.mjs.
-  entryPoints: { atrium: join(root, 'src/server/main.ts'), cli: join(root, 'src/server/cli.ts'), 'pglite-worker': join(root, 'src/lib/server/db/pglite-worker.ts') },
+  entryPoints: { atrium: join(root, 'src/server/main.ts'), cli: join(root, 'src/server/cli-entry.ts'), 'pglite-worker': join(root, 'src/lib/server/db/pglite-worker.ts') },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },
   bundle: true,

@@ -13,6 +13,7 @@ import { loadStaticFiles, type StaticFile } from './static';
 import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } from './upload';
 import { appLocals } from '../lib/server/app-locals';
 import { replyAfterBody } from './drain';
+import { createMetrics } from '../lib/server/metrics';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
 
@@ -131,6 +132,7 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
   const statics = loadStaticFiles(clientDir);
   let inFlight = 0;
   let shuttingDown = false;
+  const metrics = createMetrics(runtime, () => inFlight);
 
   const server = createServer(async (req, res) => {
     inFlight++;
@@ -146,6 +148,9 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       const basics = requestBasics({ cookie: req.headers.cookie, acceptLanguage: req.headers['accept-language'], host: req.headers.host }, config.siteDomain);
       req.url = normalizeApiPath(toAppPath(basics.host.area, rawUrl));
       const pathname = req.url.split('?')[0] ?? '/';
+      res.setHeader('x-request-id', basics.requestId);
+      metrics.observe(req, res, pathname, basics.requestId);
+      if (await metrics.serve(req, res, pathname)) return;
       const isRead = req.method === 'GET' || req.method === 'HEAD';
 
       // Uploads stream to disk with their own size limit: before the body-size check and Astro.
@@ -180,7 +185,7 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       }
       if (isRead && !isApi && !readCookie(req.headers.cookie, SESSION_COOKIE) && !readCookie(req.headers.cookie, REFRESH_COOKIE)) {
         const hit = runtime.pageCache.get(PageCache.key(req.headers.host ?? '', req.url, basics.locale, basics.theme));
-        if (hit) return sendCached(req, res, hit);
+        if (hit) { metrics.cacheHit(); return sendCached(req, res, hit); }
       }
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
       const locals = { runtime, ...basics };

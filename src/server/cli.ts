@@ -1,9 +1,10 @@
-// `npm run atrium -- <command>`: operator commands against the configured database.
-// With PGlite the server must be stopped first (one process per data directory); with PostgreSQL
-// and Redis the running instances drop their caches as soon as a command changes something.
-import { readConfig } from '../lib/server/env';
-import { createRuntime } from '../lib/server/runtime';
-import { DatabaseLockedError } from '../lib/server/db/client';
+// Operator commands (`npm run atrium -- <command>`) on a runtime: the CLI process's own
+// (cli-entry.ts) or, with PGlite while the site runs, the server's (cli-socket.ts). Output goes to
+// the caller's sink, so both print the same.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { resolve as resolvePath } from 'node:path';
+import type { Runtime } from '../lib/server/runtime';
+import { ADMIN_USAGE, READ_ONLY, auditCli, extraCommand } from './cli-admin';
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { user } from '../lib/server/db/schema';
@@ -24,8 +25,23 @@ import { email as emailSchema, password as passwordSchema, username as usernameS
 import { decideDeveloper, developerList, type DeveloperStatus } from '../lib/server/market/developers';
 import { decideModule, decideVersion, moduleIdByUid, versionIdOf } from '../lib/server/market/review';
 
+/** Where a command writes: the terminal, or the socket of the CLI that asked. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** The caller's working directory, for relative paths. */
+  cwd: string;
+}
+
+const PROCESS_IO: CliIo = { out: (t) => void stdout.write(t), err: (t) => void stderr.write(t), cwd: process.cwd() };
+const sink = new AsyncLocalStorage<CliIo>();
+const stdout = { write: (text: string): void => (sink.getStore() ?? PROCESS_IO).out(text) };
+const stderr = { write: (text: string): void => (sink.getStore() ?? PROCESS_IO).err(text) };
+/** A path the operator typed, relative to where they typed it. */
+const pathArg = (p: string): string => resolvePath((sink.getStore() ?? PROCESS_IO).cwd, p);
+
 function notFound(account: string | undefined): number {
-  process.stderr.write(`No member "${account ?? ''}" (give a username, e-mail or mobile).\n`);
+  stderr.write(`No member "${account ?? ''}" (give a username, e-mail or mobile).\n`);
   return 1;
 }
 
@@ -33,7 +49,7 @@ function notFound(account: string | undefined): number {
 function reviewDecision(command: string, word: string | undefined, reasonWords: string[]): { approve: boolean; reason: string } | null {
   const reason = reasonWords.join(' ').trim();
   if ((word !== 'approve' && word !== 'reject') || (word === 'reject' && !reason)) {
-    process.stderr.write(`${command} needs approve, or reject with a reason. See: npm run atrium -- help\n`);
+    stderr.write(`${command} needs approve, or reject with a reason. See: npm run atrium -- help\n`);
     return null;
   }
   return { approve: word === 'approve', reason };
@@ -42,11 +58,11 @@ function reviewDecision(command: string, word: string | undefined, reasonWords: 
 /** A service's refusal in English on stderr (exit code 1). */
 function refused(err: unknown): number {
   if (!(err instanceof AppError)) throw err;
-  process.stderr.write(`${translateAny('en', err.key)}\n`);
+  stderr.write(`${translateAny('en', err.key)}\n`);
   return 1;
 }
 
-const USAGE = `Usage: npm run atrium -- <command>
+export const USAGE = `Usage: npm run atrium -- <command>
 
   config:list                 every site setting with its value
   config:get <name>           one setting
@@ -78,71 +94,80 @@ const USAGE = `Usage: npm run atrium -- <command>
   developer:review <account> approve|reject [reason]   decide an application (rejecting needs a reason; the member is told)
   module:review <uid> approve|reject [reason]   decide a module submitted for review (approving publishes its versions)
   version:review <uid> <version> approve|reject [reason]   decide a new version of a published module
-`;
+${ADMIN_USAGE}`;
 
-async function run(args: string[]): Promise<number> {
-  const [command, ...rest] = args;
-  if (!command || command === 'help' || command === '--help') {
-    process.stdout.write(USAGE);
-    return command ? 0 : 2;
-  }
-  const runtime = await createRuntime({ ...readConfig(), logLevel: 'warn' });
-  try {
+/** Runs one command on `runtime`, writing to `io`; the exit code. Changes are written to the audit log. */
+export async function runCommand(args: string[], runtime: Runtime, io: CliIo = PROCESS_IO): Promise<number> {
+  return sink.run(io, async () => {
+    const [command = 'help', ...rest] = args;
+    if (command === 'help' || command === '--help') {
+      stdout.write(USAGE);
+      return args.length ? 0 : 2;
+    }
+    const before = command === 'config:set' && rest[0] ? (await runtime.site.all()).get(rest[0]) ?? '' : '';
+    const code = await dispatch(runtime, command, rest);
+    if (code === 0 && !READ_ONLY.has(command)) await auditCli(runtime, command, rest, before).catch((e: unknown) => runtime.log.warn('audit failed', { err: String(e) }));
+    return code;
+  });
+}
+
+async function dispatch(runtime: Runtime, command: string, rest: string[]): Promise<number> {
+  {
     switch (command) {
       case 'config:list': {
-        for (const [name, value] of await runtime.site.all()) process.stdout.write(`${name}\t${name.endsWith('_secret') ? '(hidden)' : value}\n`);
+        for (const [name, value] of await runtime.site.all()) stdout.write(`${name}\t${name.endsWith('_secret') ? '(hidden)' : value}\n`);
         return 0;
       }
       case 'config:get': {
         const [name] = rest;
         const all = await runtime.site.all();
         if (!name || !all.has(name)) {
-          process.stderr.write(`Unknown setting "${name ?? ''}". See: npm run atrium -- config:list\n`);
+          stderr.write(`Unknown setting "${name ?? ''}". See: npm run atrium -- config:list\n`);
           return 1;
         }
-        process.stdout.write(`${all.get(name)}\n`);
+        stdout.write(`${all.get(name)}\n`);
         return 0;
       }
       case 'config:set': {
         const [name, value] = rest;
         if (!name || value === undefined) {
-          process.stderr.write('config:set needs a name and a value.\n');
+          stderr.write('config:set needs a name and a value.\n');
           return 2;
         }
         if (name === 'head_nav') {
-          try { JSON.parse(value); } catch { process.stderr.write('head_nav must be JSON, e.g. [{"title":{"zh-cn":"社区","en":"Community"},"url":"/ask"}]\n'); return 1; }
+          try { JSON.parse(value); } catch { stderr.write('head_nav must be JSON, e.g. [{"title":{"zh-cn":"社区","en":"Community"},"url":"/ask"}]\n'); return 1; }
         }
         try {
           await runtime.site.set(name, value);
         } catch (err) {
-          process.stderr.write(`${(err as Error).message}. See: npm run atrium -- config:list\n`);
+          stderr.write(`${(err as Error).message}. See: npm run atrium -- config:list\n`);
           return 1;
         }
-        process.stdout.write(`${name} = ${value}\n`);
+        stdout.write(`${name} = ${value}\n`);
         return 0;
       }
       case 'user:list': {
         const page = Math.max(1, Number(rest[0] ?? 1) || 1);
         const rows = await runtime.db.select().from(user).orderBy(asc(user.id)).limit(20).offset((page - 1) * 20);
         for (const r of rows) {
-          process.stdout.write(`${r.id}\t${r.username}\t${r.nickname}\t${r.email || '-'}\t${r.mobile || '-'}\tgroup ${r.groupId}\t${r.status}\t${formatMoney(r.money)}\t${r.score}\n`);
+          stdout.write(`${r.id}\t${r.username}\t${r.nickname}\t${r.email || '-'}\t${r.mobile || '-'}\tgroup ${r.groupId}\t${r.status}\t${formatMoney(r.money)}\t${r.score}\n`);
         }
-        if (!rows.length) process.stdout.write('No members on this page.\n');
+        if (!rows.length) stdout.write('No members on this page.\n');
         return 0;
       }
       case 'user:create-admin': {
         const [username, email, password] = rest;
         const parsed = z.object({ username: usernameSchema, email: emailSchema, password: passwordSchema }).safeParse({ username, email, password });
         if (!parsed.success) {
-          for (const [field, message] of Object.entries(fieldErrors(parsed.error, 'en'))) process.stderr.write(`${field}: ${message}\n`);
+          for (const [field, message] of Object.entries(fieldErrors(parsed.error, 'en'))) stderr.write(`${field}: ${message}\n`);
           return 2;
         }
         try {
           const row = await createUser(runtime.db, { ...parsed.data, groupId: ADMIN_GROUP });
-          process.stdout.write(`Administrator ${row.username} (id ${row.id}) created.\n`);
+          stdout.write(`Administrator ${row.username} (id ${row.id}) created.\n`);
           return 0;
         } catch (err) {
-          process.stderr.write(`${err instanceof AppError ? translateAny('en', err.key) : String(err)}\n`);
+          stderr.write(`${err instanceof AppError ? translateAny('en', err.key) : String(err)}\n`);
           return 1;
         }
       }
@@ -155,7 +180,7 @@ async function run(args: string[]): Promise<number> {
         if (status === 'disable') await endOtherSessions(runtime.db, row.id, null, runtime.sessions);
         await runtime.sessions.forgetUser(row.id);
         await runtime.pageCache.invalidate([`user:${row.id}`]);
-        process.stdout.write(`${row.username} is now ${status}d.\n`);
+        stdout.write(`${row.username} is now ${status}d.\n`);
         return 0;
       }
       case 'user:money':
@@ -167,7 +192,7 @@ async function run(args: string[]): Promise<number> {
         const amount = Number(amountText);
         const valid = command === 'user:money' ? /^-?\d+(\.\d{1,2})?$/.test(amountText ?? '') && amount !== 0 : Number.isInteger(amount) && amount !== 0;
         if (!valid || !memo) {
-          process.stderr.write(`${command} needs a non-zero ${command === 'user:money' ? 'amount with at most two decimals' : 'whole number of points'} and a memo.\n`);
+          stderr.write(`${command} needs a non-zero ${command === 'user:money' ? 'amount with at most two decimals' : 'whole number of points'} and a memo.\n`);
           return 2;
         }
         try {
@@ -175,11 +200,11 @@ async function run(args: string[]): Promise<number> {
             ? await adjustMoney(runtime.db, row.id, Math.round(amount * 100), memo).then((r) => ({ before: formatMoney(r.before), after: formatMoney(r.after) }))
             : await adjustScore(runtime.db, row.id, amount, memo);
           await runtime.sessions.forgetUser(row.id);
-          process.stdout.write(`${row.username}: ${result.before} → ${result.after}\n`);
+          stdout.write(`${row.username}: ${result.before} → ${result.after}\n`);
           return 0;
         } catch (err) {
           const tooLarge = err instanceof AppError && err.key === 'account.amountTooLarge';
-          process.stderr.write(tooLarge ? 'The amount is too large: the balance or points would pass their limit; nothing was changed.\n' : 'The result would be negative; nothing was changed.\n');
+          stderr.write(tooLarge ? 'The amount is too large: the balance or points would pass their limit; nothing was changed.\n' : 'The result would be negative; nothing was changed.\n');
           return 1;
         }
       }
@@ -187,22 +212,22 @@ async function run(args: string[]): Promise<number> {
         const [title, ...words] = rest;
         const text = words.join(' ').trim();
         if (!title?.trim() || !text) {
-          process.stderr.write('notice:add needs a title and a text.\n');
+          stderr.write('notice:add needs a title and a text.\n');
           return 2;
         }
-        process.stdout.write(`Notice ${await addNotice(runtime.db, title.trim(), text)} published.\n`);
+        stdout.write(`Notice ${await addNotice(runtime.db, title.trim(), text)} published.\n`);
         return 0;
       }
       case 'invoice:list': {
         const rows = await pendingInvoices(runtime.db);
-        for (const r of rows) process.stdout.write(`${r.id}\tmember ${r.userId}\t${formatMoney(r.amount)}\t${r.title}\t${r.taxId || '-'}\t${r.email}\n`);
-        if (!rows.length) process.stdout.write('No pending invoice requests.\n');
+        for (const r of rows) stdout.write(`${r.id}\tmember ${r.userId}\t${formatMoney(r.amount)}\t${r.title}\t${r.taxId || '-'}\t${r.email}\n`);
+        if (!rows.length) stdout.write('No pending invoice requests.\n');
         return 0;
       }
       case 'withdraw:list': {
         const rows = await pendingWithdrawals(runtime.db);
-        for (const r of rows) process.stdout.write(`${r.id}\t${r.username || `member ${r.developerId}`}\t${formatMoney(r.amount)}\t${r.account}\n`);
-        if (!rows.length) process.stdout.write('No pending withdrawal requests.\n');
+        for (const r of rows) stdout.write(`${r.id}\t${r.username || `member ${r.developerId}`}\t${formatMoney(r.amount)}\t${r.account}\n`);
+        if (!rows.length) stdout.write('No pending withdrawal requests.\n');
         return 0;
       }
       case 'withdraw:pay':
@@ -210,11 +235,11 @@ async function run(args: string[]): Promise<number> {
         const id = Number(rest[0]);
         const remark = rest.slice(1).join(' ').trim();
         if (!Number.isInteger(id) || id <= 0 || (command === 'withdraw:reject' && !remark)) {
-          process.stderr.write(`${command} needs a withdrawal id${command === 'withdraw:reject' ? ' and a reason' : ''}.\n`);
+          stderr.write(`${command} needs a withdrawal id${command === 'withdraw:reject' ? ' and a reason' : ''}.\n`);
           return 2;
         }
         const done = await decideWithdrawal(runtime.db, id, command === 'withdraw:pay' ? 'paid' : 'rejected', remark);
-        process.stdout.write(done ? `Withdrawal ${id} (${formatMoney(done.amount)}) ${command === 'withdraw:pay' ? 'paid' : 'rejected'}.\n` : `No pending withdrawal ${id}.\n`);
+        stdout.write(done ? `Withdrawal ${id} (${formatMoney(done.amount)}) ${command === 'withdraw:pay' ? 'paid' : 'rejected'}.\n` : `No pending withdrawal ${id}.\n`);
         return done ? 0 : 1;
       }
       case 'invoice:issue':
@@ -222,16 +247,16 @@ async function run(args: string[]): Promise<number> {
         const id = Number(rest[0]);
         const remark = rest.slice(1).join(' ').trim();
         if (!Number.isInteger(id) || (command === 'invoice:reject' && !remark)) {
-          process.stderr.write(`${command} needs an invoice id${command === 'invoice:reject' ? ' and a reason' : ''}.\n`);
+          stderr.write(`${command} needs an invoice id${command === 'invoice:reject' ? ' and a reason' : ''}.\n`);
           return 2;
         }
         const done = await decideInvoice(runtime.db, id, command === 'invoice:issue' ? 'issued' : 'rejected', remark);
-        process.stdout.write(done ? `Invoice ${id} ${command === 'invoice:issue' ? 'issued' : 'rejected'}.\n` : `No pending invoice ${id}.\n`);
+        stdout.write(done ? `Invoice ${id} ${command === 'invoice:issue' ? 'issued' : 'rejected'}.\n` : `No pending invoice ${id}.\n`);
         return done ? 0 : 1;
       }
       case 'md:books': {
         for (const b of await listBooks(runtime.db, { id: 0, groupId: 0 })) {
-          process.stdout.write(`${b.name}\t${b.visibility}\towner ${b.ownerId || '-'}\t${b.pageCount} pages\t${b.title}\n`);
+          stdout.write(`${b.name}\t${b.visibility}\towner ${b.ownerId || '-'}\t${b.pageCount} pages\t${b.title}\n`);
         }
         return 0;
       }
@@ -240,7 +265,7 @@ async function run(args: string[]): Promise<number> {
         const opt = (key: string): string | undefined => (rest.includes(`--${key}`) ? rest[rest.indexOf(`--${key}`) + 1] : undefined);
         const visibility = opt('visibility');
         if (!name || name.startsWith('--') || (visibility && visibility !== 'public' && visibility !== 'members')) {
-          process.stderr.write('Usage: md:book <name> [--title <t>] [--description <d>] [--visibility public|members] [--owner <account>]\n');
+          stderr.write('Usage: md:book <name> [--title <t>] [--description <d>] [--visibility public|members] [--owner <account>]\n');
           return 2;
         }
         let ownerId: number | undefined;
@@ -251,21 +276,21 @@ async function run(args: string[]): Promise<number> {
         }
         const changed = await upsertBook(runtime.db, name, { title: opt('title'), description: opt('description'), visibility: visibility as 'public' | 'members' | undefined, ownerId });
         await runtime.pageCache.invalidate(['md']);
-        process.stdout.write(`${changed.created ? 'Created' : 'Updated'} book ${changed.book.name} (${changed.book.visibility}).\n`);
+        stdout.write(`${changed.created ? 'Created' : 'Updated'} book ${changed.book.name} (${changed.book.visibility}).\n`);
         return 0;
       }
       case 'md:editor': {
         const [bookName, account] = rest;
         const book = bookName ? await findBook(runtime.db, bookName, { id: 0, groupId: 0 }) : null;
         if (!book) {
-          process.stderr.write(`No book "${bookName ?? ''}". See: npm run atrium -- md:books\n`);
+          stderr.write(`No book "${bookName ?? ''}". See: npm run atrium -- md:books\n`);
           return 1;
         }
         const row = account ? await findByAccount(runtime.db, account) : null;
         if (!row) return notFound(account);
         if (rest.includes('--remove')) await removeEditor(runtime.db, book.id, row.id);
         else await addEditor(runtime.db, book.id, row.id);
-        process.stdout.write(`${row.username} ${rest.includes('--remove') ? 'no longer edits' : 'now edits'} ${book.name}.\n`);
+        stdout.write(`${row.username} ${rest.includes('--remove') ? 'no longer edits' : 'now edits'} ${book.name}.\n`);
         return 0;
       }
       case 'md:import': {
@@ -273,45 +298,45 @@ async function run(args: string[]): Promise<number> {
         const book = rest[rest.indexOf('--book') + 1];
         const title = rest.includes('--title') ? rest[rest.indexOf('--title') + 1] : undefined;
         if (!folder || !rest.includes('--book') || !book) {
-          process.stderr.write('Usage: md:import <folder> --book <name> [--title <title>]\n');
+          stderr.write('Usage: md:import <folder> --book <name> [--title <title>]\n');
           return 2;
         }
         let result: { created: number; updated: number };
         try {
-          result = await importBook(runtime.db, book, await readFolder(folder), { title, message: `md:import ${folder}` });
+          result = await importBook(runtime.db, book, await readFolder(pathArg(folder)), { title, message: `md:import ${folder}` });
         } catch (err) {
-          process.stderr.write(`${err instanceof AppError ? translateAny('en', err.key) : err instanceof Error ? err.message : String(err)}\n`);
+          stderr.write(`${err instanceof AppError ? translateAny('en', err.key) : err instanceof Error ? err.message : String(err)}\n`);
           return 1;
         }
         await runtime.pageCache.invalidate(['md']);
-        process.stdout.write(`Imported into ${book}: ${result.created} new pages, ${result.updated} changed.\n`);
+        stdout.write(`Imported into ${book}: ${result.created} new pages, ${result.updated} changed.\n`);
         return 0;
       }
       case 'md:export': {
         const [book, folder] = rest;
         if (!book || !folder) {
-          process.stderr.write('Usage: md:export <book> <folder>\n');
+          stderr.write('Usage: md:export <book> <folder>\n');
           return 2;
         }
         const exported = await exportBook(runtime.db, book);
         if (!exported) {
-          process.stderr.write(`No book "${book}".\n`);
+          stderr.write(`No book "${book}".\n`);
           return 1;
         }
         try {
-          await writeFolder(folder, exported);
+          await writeFolder(pathArg(folder), exported);
         } catch (err) {
-          process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+          stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
           return 1;
         }
-        process.stdout.write(`Wrote ${exported.pages.length} pages of ${book} to ${folder}.\n`);
+        stdout.write(`Wrote ${exported.pages.length} pages of ${book} to ${folder}.\n`);
         return 0;
       }
       case 'module:list': {
         const installed = new Map((await installedModules(runtime.db)).map((m) => [m.uid, m]));
         for (const [uid, info] of Object.entries(SITE_MODULES)) {
           const row = installed.get(uid);
-          process.stdout.write(`${uid}\t${info.version}\t${row ? `installed ${row.version}` : 'not installed'}\n`);
+          stdout.write(`${uid}\t${info.version}\t${row ? `installed ${row.version}` : 'not installed'}\n`);
         }
         return 0;
       }
@@ -319,25 +344,25 @@ async function run(args: string[]): Promise<number> {
       case 'module:uninstall': {
         const [uid] = rest;
         if (!uid || !SITE_MODULES[uid]) {
-          process.stderr.write(`Unknown module "${uid ?? ''}". Site modules: ${Object.keys(SITE_MODULES).join(', ')}\n`);
+          stderr.write(`Unknown module "${uid ?? ''}". Site modules: ${Object.keys(SITE_MODULES).join(', ')}\n`);
           return 2;
         }
         const changed = command === 'module:install' ? await installModule(runtime.db, uid) : await uninstallModule(runtime.db, uid);
         await runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
-        process.stdout.write(command === 'module:install' ? `Installed ${uid} ${String(changed)}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
+        stdout.write(command === 'module:install' ? `Installed ${uid} ${String(changed)}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
         return 0;
       }
       case 'developer:list': {
         const status = (rest[0] ?? 'pending') as DeveloperStatus;
         if (!['pending', 'approved', 'rejected'].includes(status)) {
-          process.stderr.write('Usage: developer:list [pending|approved|rejected]\n');
+          stderr.write('Usage: developer:list [pending|approved|rejected]\n');
           return 2;
         }
         const { total, list } = await developerList(runtime.db, { status, page: 1 }, 500);
         for (const d of list) {
-          process.stdout.write(`${d.userId}\t${d.username}\t${d.realName}\t${d.idNumber}\t${d.mobile}\t${d.email}\t${d.provinceName} ${d.cityName}\t${new Date(d.updateTime * 1000).toISOString().slice(0, 16)}${d.reason ? `\t${d.reason}` : ''}\n`);
+          stdout.write(`${d.userId}\t${d.username}\t${d.realName}\t${d.idNumber}\t${d.mobile}\t${d.email}\t${d.provinceName} ${d.cityName}\t${new Date(d.updateTime * 1000).toISOString().slice(0, 16)}${d.reason ? `\t${d.reason}` : ''}\n`);
         }
-        process.stdout.write(total ? (total > list.length ? `${list.length} of ${total} shown.\n` : '') : `No ${status} developer applications.\n`);
+        stdout.write(total ? (total > list.length ? `${list.length} of ${total} shown.\n` : '') : `No ${status} developer applications.\n`);
         return 0;
       }
       case 'developer:review': {
@@ -351,7 +376,7 @@ async function run(args: string[]): Promise<number> {
         } catch (err) {
           return refused(err);
         }
-        process.stdout.write(`${row.username}: developer application ${decision.approve ? 'approved' : 'rejected'}.\n`);
+        stdout.write(`${row.username}: developer application ${decision.approve ? 'approved' : 'rejected'}.\n`);
         return 0;
       }
       case 'module:review':
@@ -362,7 +387,7 @@ async function run(args: string[]): Promise<number> {
         if (!decision || !uid || (command === 'version:review' && !version)) return 2;
         const id = version ? await versionIdOf(runtime.db, uid, version) : await moduleIdByUid(runtime.db, uid);
         if (!id) {
-          process.stderr.write(`No module "${uid}"${version ? ` with version ${version}` : ''}.\n`);
+          stderr.write(`No module "${uid}"${version ? ` with version ${version}` : ''}.\n`);
           return 1;
         }
         try {
@@ -372,19 +397,15 @@ async function run(args: string[]): Promise<number> {
           return refused(err);
         }
         await runtime.pageCache.invalidate(['modules']);
-        process.stdout.write(`${uid}${version ? ` ${version}` : ''} ${decision.approve ? 'approved and published' : 'rejected'}.\n`);
+        stdout.write(`${uid}${version ? ` ${version}` : ''} ${decision.approve ? 'approved and published' : 'rejected'}.\n`);
         return 0;
       }
-      default:
-        process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+      default: {
+        const extra = await extraCommand(runtime, command, rest, { out: stdout.write, err: stderr.write, cwd: (sink.getStore() ?? PROCESS_IO).cwd });
+        if (extra !== null) return extra;
+        stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
         return 2;
+      }
     }
-  } finally {
-    await runtime.close();
   }
 }
-
-run(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`${err instanceof DatabaseLockedError ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});

@@ -8,6 +8,7 @@ import { DatabaseLockedError } from '../lib/server/db/client';
 import { assertRouteMiddleware } from '../lib/shared/routes';
 import { ROUTE_MIDDLEWARE } from '../lib/server/route-middleware';
 import { createApp, type AstroHandler } from './app';
+import { startOperatorServices } from './operator';
 
 export async function main(): Promise<void> {
   const config = readConfig();
@@ -44,6 +45,7 @@ export async function main(): Promise<void> {
 
   // Handlers before listening: a SIGTERM right after start must still close the database.
   let stopping = false;
+  let stopOperator: () => Promise<void> = async () => undefined;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -56,6 +58,7 @@ export async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     clearTimeout(force);
+    await stopOperator();
     await runtime.close();
     log.info('stopped');
     process.exit(0);
@@ -70,6 +73,8 @@ export async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  // Before "listening": whoever waits for that line finds the setup link and the CLI socket ready.
+  stopOperator = await startOperatorServices(runtime, `http://${shown}:${port}`);
   log.info(`listening on http://${shown}:${port} (ready in ${Date.now() - started} ms)`);
 
 }

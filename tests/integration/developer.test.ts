@@ -161,9 +161,9 @@ describe('reviewing applications', () => {
     const refused = await post('outsider', '/api/market/review', { type: 'developer', id: userId('applicant'), approve: true });
     expect(refused.code).toBe(401);
     expect((await developerOf(rt.db, userId('applicant')))!.status).toBe('pending');
-    const html = (await page('outsider', '/user/market/review')).text;
+    const html = (await page('outsider', '/admin/market')).text;
     expect(html).not.toContain(VALID_ID);
-    expect(html).toContain('You do not have permission to see this page');
+    expect(html).toContain('You do not have permission to use the admin console');
   });
 
   it('lists pending applications in full for a reviewer, with area names', async () => {
@@ -171,7 +171,7 @@ describe('reviewing applications', () => {
     expect(reply.code).toBe(1);
     const list = (reply.data!.developers as { list: Record<string, unknown>[] }).list;
     expect(list.find((d) => d.userId === userId('applicant'))).toMatchObject({ idNumber: VALID_ID, mobile: '13800138000', provinceName: 'Beijing', cityName: 'City districts', username: 'applicant' });
-    const html = (await page('reviewer', '/user/market/review')).text;
+    const html = (await page('reviewer', '/admin/market')).text;
     expect(html).toContain(VALID_ID);
     expect(html).toContain('data-review-type="developer"');
   });
@@ -261,7 +261,7 @@ describe('deciding modules and versions', () => {
     const api = await get('reviewer', '/api/market/review');
     expect((api.data!.modules as { uid: string }[]).map((m) => m.uid)).toContain('review-me');
     expect((api.data!.versions as { moduleId: number }[]).some((v) => v.moduleId === live)).toBe(true);
-    const html = (await page('reviewer', '/user/market/review')).text;
+    const html = (await page('reviewer', '/admin/market')).text;
     expect(html).toContain('Module review-me');
     expect(html).toContain('href="/modules/live-one"');
   });

@@ -9,11 +9,17 @@ export interface Logger {
 
 const ORDER = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 
-/** One line per event on stderr: `level message {json}`; short enough to read, easy to grep. */
-export function createLogger(level: ServerConfig['logLevel']): Logger {
+/**
+ * One line per event on stderr: `level message {json}`, short enough to read and easy to grep; or,
+ * with LOG_FORMAT=json, one JSON object per line (time, level, msg and the extra fields, request
+ * ids included) for a log collector.
+ */
+export function createLogger(level: ServerConfig['logLevel'], format: string | undefined = process.env.LOG_FORMAT): Logger {
+  const json = format === 'json';
   const write = (lvl: keyof typeof ORDER) => (msg: string, extra?: Record<string, unknown>): void => {
     if (ORDER[lvl] < ORDER[level]) return;
-    process.stderr.write(`[atrium] ${lvl} ${msg}${extra ? ` ${JSON.stringify(extra, scrub)}` : ''}\n`);
+    if (json) process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...extra }, scrub)}\n`);
+    else process.stderr.write(`[atrium] ${lvl} ${msg}${extra ? ` ${JSON.stringify(extra, scrub)}` : ''}\n`);
   };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }

@@ -21,6 +21,8 @@ export interface Database {
    */
   migrate(root: string, then?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
+  /** PostgreSQL only: the connection pool's counts, for /metrics. */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 export class DatabaseLockedError extends Error {}
@@ -58,6 +60,7 @@ async function openPostgres(url: string): Promise<Database> {
       }
     },
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }
 

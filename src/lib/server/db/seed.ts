@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { config, userGroup, userRule } from './schema';
 import { seedCategories } from '../ask/categories';
+import { ADMIN_ROOT_RULE, ADMIN_RULE_NAMES, ADMIN_SECTIONS } from '../admin/sections';
 
 export const VERSION = 'v0.1.0';
 /** Group ids every site has: new members join MEMBER_GROUP; ADMIN_GROUP's rules are `*`. */
@@ -42,6 +43,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'upload_allowed_suffixes', group: 'upload', title: 'Allowed suffixes', type: 'string', value: 'jpg,png,bmp,jpeg,gif,webp,zip,rar,wav,mp4,mp3' },
   { name: 'upload_allowed_mime_types', group: 'upload', title: 'Allowed MIME types', type: 'string', value: '' },
   { name: 'upload_save_name', group: 'upload', title: 'Save name template', type: 'string', value: '/storage/{topic}/{year}{mon}{day}/{fileName}{fileSha1}{.suffix}' },
+  { name: 'backup_keep', group: 'backup', title: 'Nightly backups kept (0: no nightly backup)', type: 'number', value: '0', tip: 'Written to DATA_DIR/backups after 03:00 site time' },
   { name: 'upload_params', group: 'upload', title: 'Upload parameters', type: 'json', value: '{}', tip: 'A numeric "error" (with "message") rejects every upload with that code' },
 ];
 
@@ -94,6 +96,10 @@ export const DEFAULT_RULES: RuleSeed[] = [
     ] },
   ] },
   { type: 'route', name: 'messageCenter', title: '消息中心', path: 'messageCenter' },
+  // The admin console (/admin): one rule per section, never shown as member-center menus.
+  { type: 'route', name: ADMIN_ROOT_RULE, title: '管理后台', path: '/admin', extend: 'add_rules_only', children: ADMIN_SECTIONS
+    .filter((s) => s.rule.startsWith('admin/'))
+    .map((s) => ({ type: 'route' as const, name: s.rule, title: s.ruleTitle, path: `/admin/${s.name}`, extend: 'add_rules_only' })) },
   { type: 'nav_user_menu', name: 'userCenter', title: '会员中心', path: '/user', menuType: 'tab' },
   { type: 'nav_user_menu', name: 'messageCenter', title: '消息中心', path: '/user/messageCenter', menuType: 'tab' },
 ];
@@ -101,7 +107,7 @@ export const DEFAULT_RULES: RuleSeed[] = [
 const now = (): number => Math.floor(Date.now() / 1000);
 
 /** Rules only moderators hold: the report list, the moderation button and the market review. */
-export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market/review', 'market/approve', 'market/install'];
+export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market/review', 'market/approve', 'market/install', ...ADMIN_RULE_NAMES];
 
 /**
  * Fills an empty database with the defaults a new site needs. Idempotent: existing rows are

@@ -1,0 +1,119 @@
+// Prometheus metrics (`GET /metrics`): requests by route and status, latency, page-cache hits and
+// size, database pool, bus events, open connections, the process. One registry per runtime, so
+// in-process test servers never share counters. Reading them needs METRICS_TOKEN (Bearer) or a
+// request from this machine that did not come through a proxy.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Runtime } from './runtime';
+import { matchRoute } from '../shared/routes';
+import { countError } from './admin/dashboard';
+import { appLocals } from './app-locals';
+
+export interface Metrics {
+  /** Starts timing a request; call the result when the response is finished. */
+  observe(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string): void;
+  cacheHit(): void;
+  /** Answers /metrics (true) or nothing (false, not that path). */
+  serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/** The route label: a route name of the table, the API path, or a coarse class; never a raw URL. */
+export function routeLabel(pathname: string, status: number): string {
+  if (pathname.startsWith('/api/')) return status === 404 ? 'api:unknown' : pathname.split('/').slice(0, 4).join('/');
+  if (pathname.startsWith('/storage/')) return 'storage';
+  if (pathname.startsWith('/_astro/') || /\.\w{2,5}$/.test(pathname)) return 'static';
+  if (pathname === '/metrics' || pathname === '/healthz') return pathname.slice(1);
+  const match = matchRoute(pathname);
+  if (match?.valid) return match.route.name;
+  if (pathname.startsWith('/admin/') || pathname.startsWith('/install')) return pathname.startsWith('/install') ? 'install' : 'adminSection';
+  return 'other';
+}
+
+export function createMetrics(runtime: Runtime, openConnections: () => number, env: NodeJS.ProcessEnv = process.env): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'atrium_' });
+  const requests = new Counter({ name: 'atrium_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'atrium_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['route', 'method'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
+  });
+  const cacheHits = new Counter({ name: 'atrium_page_cache_hits_total', help: 'Visitor pages answered from the page cache', registers: [registry] });
+  new Gauge({ name: 'atrium_page_cache_entries', help: 'Pages held in the page cache', registers: [registry], collect() { this.set(runtime.pageCache.size); } });
+  new Gauge({ name: 'atrium_open_connections', help: 'Requests and streams open right now', registers: [registry], collect() { this.set(openConnections()); } });
+  const stats = (runtime.database as { poolStats?: () => { total: number; idle: number; waiting: number } }).poolStats;
+  new Gauge({
+    name: 'atrium_db_pool_connections', help: 'PostgreSQL pool connections by state (total, idle, waiting)', labelNames: ['state'], registers: [registry],
+    collect() {
+      const s = stats?.();
+      if (s) { this.set({ state: 'total' }, s.total); this.set({ state: 'idle' }, s.idle); this.set({ state: 'waiting' }, s.waiting); }
+    },
+  });
+  new Gauge({ name: 'atrium_db_up', help: 'Whether a database ping answers', registers: [registry], async collect() { this.set((await runtime.database.ping()) ? 1 : 0); } });
+  const busEvents = new Counter({ name: 'atrium_bus_events_total', help: 'Events published on the bus by channel', labelNames: ['channel'], registers: [registry] });
+  // Counting at the one place every publish passes.
+  const publish = runtime.bus.publish.bind(runtime.bus);
+  runtime.bus.publish = async (channel, message) => {
+    busEvents.inc({ channel: channel.split(':')[0] ?? channel });
+    return publish(channel, message);
+  };
+  const slowMs = Number(env.SLOW_REQUEST_MS ?? 1000) || 1000;
+  const slowQueryMs = env.SLOW_QUERY_MS === undefined || env.SLOW_QUERY_MS === '' ? 500 : Number(env.SLOW_QUERY_MS);
+  const queries = new Histogram({ name: 'atrium_db_query_duration_seconds', help: 'Database statements outside transactions', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
+  // The driver's client (PGlite, its worker, or the pg pool) answers every statement drizzle sends
+  // outside a transaction: timing it here finds slow queries with the request that ran them.
+  const client = (runtime.db as unknown as { $client?: { query?: (...args: unknown[]) => Promise<unknown> } }).$client;
+  if (client?.query && !(client.query as { timed?: boolean }).timed) {
+    const query = client.query.bind(client);
+    const timed = async (...args: unknown[]): Promise<unknown> => {
+      const started = performance.now();
+      try {
+        return await query(...args);
+      } finally {
+        const ms = performance.now() - started;
+        queries.observe(ms / 1000);
+        if (ms >= slowQueryMs) {
+          const first = args[0] as string | { text?: string } | undefined;
+          const text = (typeof first === 'string' ? first : first?.text ?? '').replace(/\s+/g, ' ').slice(0, 300);
+          const request = appLocals.getStore() as { requestId?: string; route?: { route?: { name?: string } } } | undefined;
+          runtime.log.warn('slow query', { requestId: request?.requestId, ms: Math.round(ms), sql: text });
+        }
+      }
+    };
+    client.query = Object.assign(timed, { timed: true });
+  }
+  const token = env.METRICS_TOKEN?.trim() || null;
+
+  return {
+    observe(req, res, pathname, requestId) {
+      const started = process.hrtime.bigint();
+      res.once('finish', () => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const route = routeLabel(pathname, res.statusCode);
+        const method = req.method ?? 'GET';
+        requests.inc({ route, method, status: String(res.statusCode) });
+        latency.observe({ route, method }, seconds);
+        if (seconds * 1000 >= slowMs) runtime.log.warn('slow request', { requestId, route, method, status: res.statusCode, ms: Math.round(seconds * 1000) });
+        if (res.statusCode >= 500) void countError(runtime.db).catch(() => undefined);
+      });
+    },
+    cacheHit() {
+      cacheHits.inc();
+    },
+    async serve(req, res, pathname) {
+      if (pathname !== '/metrics') return false;
+      const auth = req.headers.authorization ?? '';
+      const proxied = runtime.config.trustProxy && Boolean(req.headers['x-forwarded-for']);
+      const allowed = token ? auth === `Bearer ${token}` : LOOPBACK.has(req.socket.remoteAddress ?? '') && !proxied;
+      if (!allowed) {
+        res.writeHead(token ? 401 : 403, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(token ? 'metrics need Authorization: Bearer <METRICS_TOKEN>\n' : 'metrics are served to this machine only (or set METRICS_TOKEN)\n');
+        return true;
+      }
+      res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
+      res.end(await registry.metrics());
+      return true;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// Input of the first-start setup, password resets and the admin console: shared by the API and the
+// forms so both say the same thing. Messages are i18n keys.
+import { z } from 'zod';
+import { email, password, username } from './account';
+
+const NO_CONTROL = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u;
+const ID = z.coerce.number({ error: 'validation.required' }).int().min(1).max(2_147_483_647);
+const text = (max: number) => z.string({ error: 'validation.required' }).trim().max(max).regex(NO_CONTROL, { error: 'admin.field.control' });
+const required = (max: number) => text(max).min(1, { error: 'validation.required' });
+
+export const InstallInput = z.object({
+  token: z.string().min(1).max(100),
+  username,
+  email,
+  password,
+  site_name: required(50),
+}).strict();
+
+export const ResetPasswordInput = z.object({ token: z.string().min(1).max(100), password }).strict();
+
+export const PageInput = z.object({ page: z.coerce.number().int().min(1).max(100_000).default(1) });
+
+export const MemberSearchInput = PageInput.extend({ q: text(100).optional(), group: z.coerce.number().int().min(0).max(2_147_483_647).optional() });
+
+export const MemberIdInput = z.object({ id: ID }).strict();
+
+export const MemberGroupInput = z.object({ id: ID, group_id: ID }).strict();
+
+export const MemberStatusInput = z.object({ id: ID, status: z.enum(['enable', 'disable']) }).strict();
+
+export const MemberAdjustInput = z.object({
+  id: ID,
+  kind: z.enum(['money', 'score']),
+  amount: z.string({ error: 'validation.required' }).trim().regex(/^-?\d{1,9}(\.\d{1,2})?$/, { error: 'admin.member.amountFormat' })
+    .refine((v) => Number(v) !== 0, { error: 'admin.member.amountFormat' }),
+  memo: required(100),
+}).strict().superRefine((v, ctx) => {
+  if (v.kind === 'score' && !/^-?\d+$/.test(v.amount)) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'admin.member.scoreWhole' });
+});
+
+export const SettingsInput = z.object({ values: z.record(z.string().max(30), z.string().max(20_000)) }).strict();
+
+export const NoticeInput = z.object({ id: z.coerce.number().int().min(0).max(2_147_483_647).default(0), title: required(100), content: required(5000) }).strict();
+
+export const NoticeStatusInput = z.object({ id: ID, status: z.coerce.number().int().min(0).max(1) }).strict();
+
+export const DecideInput = z.object({
+  id: ID,
+  decision: z.enum(['approve', 'reject']),
+  remark: text(200).default(''),
+}).strict().superRefine((v, ctx) => {
+  if (v.decision === 'reject' && !v.remark) ctx.addIssue({ code: 'custom', path: ['remark'], message: 'admin.reasonRequired' });
+});
+
+export const ReportCloseInput = z.object({ id: ID, action: z.enum(['dismiss', 'remove']) }).strict();
+
+export const BookInput = z.object({
+  name: z.string().trim().regex(/^[A-Za-z0-9][\w.-]{0,99}$/, { error: 'admin.books.name' }),
+  visibility: z.enum(['public', 'members']),
+  owner: text(100).default(''),
+  editor: text(100).default(''),
+}).strict();
+
+export const ModuleInput = z.object({ uid: z.string().trim().regex(/^[a-z][a-z0-9_-]{1,49}$/), install: z.coerce.number().int().min(0).max(1) }).strict();
+
+export const AuditInput = PageInput.extend({
+  action: text(60).optional(),
+  actor: text(50).optional(),
+  q: text(100).optional(),
+});

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireSection } from '../../../lib/server/admin/guard';
+import { recordAction } from '../../../lib/server/admin/audit';
+import { translateAny } from '../../../lib/i18n';
+import { reportPage } from '../../../lib/server/ask/moderation';
+import { closeReport } from '../../../lib/server/admin/content';
+import { ReportCloseInput } from '../../../lib/shared/validation/admin';
+
+const ListInput = z.object({ status: z.enum(['open', 'resolved', 'dismissed']).default('open'), page: z.coerce.number().int().min(1).max(10_000).default(1) });
+
+/** Reports by state, newest first. */
+export const GET = api(async (ctx) => {
+  await requireSection(ctx, 'reports');
+  const { status, page } = await readInput(ctx, ListInput);
+  return ok(await reportPage(ctx.locals.runtime.db, status, page));
+});
+
+/** Closes an open report: dismissed, or the reported content removed. */
+export const POST = api(async (ctx) => {
+  const { member, actor } = await requireSection(ctx, 'reports');
+  const input = await readInput(ctx, ReportCloseInput);
+  const target = await closeReport(ctx.locals.runtime, member.id, input.id, input.action);
+  await recordAction(ctx.locals.runtime.db, actor, `report:${input.action}`, input.id, 'open', target);
+  return ok(null, translateAny(ctx.locals.apiLocale, 'admin.reports.closed'));
+});

@@ -1,0 +1,16 @@
+import { api, ok, readInput, requestIp } from '../../../lib/server/http';
+import { completeInstall } from '../../../lib/server/admin/setup';
+import { startSession } from '../../../lib/server/auth/sessions';
+import { setSessionCookies } from '../../../lib/server/auth/guard';
+import { InstallInput } from '../../../lib/shared/validation/admin';
+import { translateAny } from '../../../lib/i18n';
+
+/** First start: creates the administrator with the one-time setup token and logs them in. */
+export const POST = api(async (ctx) => {
+  const { runtime, apiLocale } = ctx.locals;
+  const input = await readInput(ctx, InstallInput);
+  const row = await completeInstall(runtime, input, requestIp(ctx));
+  const session = await startSession(runtime.db, runtime.tokenSecret, row.id, true);
+  setSessionCookies(ctx.cookies, session.token, session.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
+  return ok({ routePath: '/admin' }, translateAny(apiLocale, 'admin.install.done'));
+});

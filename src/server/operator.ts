@@ -1,0 +1,20 @@
+// What a running server does for its operator besides serving: the first-start setup link, the
+// CLI socket (PGlite) and nightly backups.
+import type { Runtime } from '../lib/server/runtime';
+import { setupTokenAtStart } from '../lib/server/admin/setup';
+import { startNightlyBackups } from '../lib/server/admin/nightly';
+import { listenCliSocket } from './cli-socket';
+
+export async function startOperatorServices(runtime: Runtime, origin: string): Promise<() => Promise<void>> {
+  const token = await setupTokenAtStart(runtime);
+  if (token) {
+    const base = process.env.PUBLIC_URL?.trim().replace(/\/+$/, '') || origin;
+    runtime.log.info(`first start: no administrator yet. Create one at ${base}/install?token=${token} (this link works once; a restart makes a new one)`);
+  }
+  const closeSocket = runtime.database.kind === 'pglite' ? await listenCliSocket(runtime) : null;
+  const stopNightly = startNightlyBackups(runtime);
+  return async () => {
+    stopNightly();
+    await closeSocket?.();
+  };
+}

@@ -1,0 +1,135 @@
+// The operator's first hour (issue 18), in Chromium at desktop and phone widths: first start →
+// setup link → administrator → site renamed in the console → a member adjusted, a notice
+// published, a report closed, a withdrawal paid. Each width gets its own new site and server.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import zh from '../../src/lib/i18n/zh-cn/admin';
+import { startServer, type TestServer } from '../helpers/server';
+import { prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
+import { TEMPLATE_DIR, TMP } from '../helpers/paths';
+
+async function noSidewaysScroll(page: Page): Promise<void> {
+  const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  expect(scroll, page.url()).toBeLessThanOrEqual(client);
+}
+
+async function openSection(page: Page, name: string, phone: boolean): Promise<void> {
+  if (phone) await page.locator('.admin-nav summary').click();
+  await page.getByRole('navigation', { name: zh['admin.menu'] }).getByRole('link', { name }).click();
+  await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
+}
+
+for (const width of [1366, 390]) {
+  test.describe(`admin console at ${width}px`, () => {
+    const phone = width < 600;
+    let srv: TestServer;
+    let site: AdminSite;
+    let dataDir: string;
+    test.use({ viewport: { width, height: phone ? 844 : 900 } });
+
+    test.beforeAll(async () => {
+      test.setTimeout(180_000);
+      mkdirSync(TMP, { recursive: true });
+      dataDir = mkdtempSync(join(TMP, `e2e-admin-${width}-`));
+      // The migrated template of the integration run, when there is one, saves the first migration.
+      if (existsSync(join(TEMPLATE_DIR, 'db'))) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
+      site = await prepareAdminSite({ DATA_DIR: dataDir });
+      srv = await startServer({ dataDir, env: { DEPLOY_POLL_SECONDS: '0' } });
+    });
+
+    test.afterAll(async () => {
+      await srv?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    test('first start to the first decisions', async ({ page }) => {
+      test.setTimeout(120_000);
+      const shot = (name: string) => page.screenshot({ path: join(TMP, `admin-${width}-${name}.png`), fullPage: true });
+      // First start: the link the server printed.
+      const link = setupPath(srv.logs());
+      expect(link).not.toBeNull();
+      await page.goto(srv.url + link!);
+      await expect(page.getByRole('heading', { name: zh['admin.install.title'] })).toBeVisible();
+      await noSidewaysScroll(page);
+      await page.getByLabel(zh['admin.install.siteName']).fill('');
+      await page.getByLabel(zh['admin.install.username']).fill('boss');
+      await page.getByLabel(zh['admin.install.email']).fill('boss@example.com');
+      await page.getByLabel(zh['admin.install.password']).fill('secret123');
+      await page.getByRole('button', { name: zh['admin.install.submit'] }).click();
+      // Bad input is explained beside its field, and what was typed stays.
+      await expect(page.locator('[data-error-for="site_name"]')).toHaveText('必填');
+      await expect(page.getByLabel(zh['admin.install.username'])).toHaveValue('boss');
+      await page.getByLabel(zh['admin.install.siteName']).fill('星火社区');
+      await page.getByRole('button', { name: zh['admin.install.submit'] }).click();
+      await page.waitForURL('**/admin/dashboard');
+      await expect(page.getByRole('heading', { level: 1, name: zh['admin.section.dashboard'] })).toBeVisible();
+      await expect(page.locator('[data-attention="withdrawals"]')).toHaveText('1');
+      await expect(page.locator('.admin-charts figure')).toHaveCount(7);
+      await noSidewaysScroll(page);
+      await shot('dashboard');
+
+      // The site renamed in the console.
+      await openSection(page, zh['admin.section.settings'], phone);
+      const name = page.getByRole('textbox', { name: /站点名称/ }).first();
+      await expect(name).toHaveValue('星火社区');
+      await name.fill('Atrium 运营站');
+      await page.getByRole('button', { name: zh['admin.save'] }).click();
+      await expect(page.locator('[data-admin-flash]')).toHaveText(zh['admin.settings.saved']);
+      await expect(page.locator('.admin-brand')).toContainText('Atrium 运营站');
+      await noSidewaysScroll(page);
+      await shot('settings');
+
+      // A member adjusted.
+      await openSection(page, zh['admin.section.members'], phone);
+      await page.getByRole('searchbox').or(page.getByPlaceholder(zh['admin.member.search'])).first().fill('alice');
+      await page.getByRole('button', { name: zh['admin.search'] }).click();
+      await page.getByRole('link', { name: 'alice', exact: true }).click();
+      await expect(page.getByRole('heading', { name: 'alice' })).toBeVisible();
+      await page.getByLabel(zh['admin.member.amount']).fill('12.50');
+      await page.getByLabel(zh['admin.member.memo']).fill('活动奖励');
+      await page.getByRole('button', { name: zh['admin.member.apply'] }).click();
+      await expect(page.locator('[data-money]')).toHaveText('¥12.50');
+      await expect(page.getByRole('cell', { name: '活动奖励' })).toBeVisible();
+      await noSidewaysScroll(page);
+      await shot('member');
+
+      // A notice published.
+      await openSection(page, zh['admin.section.notices'], phone);
+      const form = page.locator('section[aria-labelledby="notice-new"]');
+      await form.getByLabel(zh['admin.notices.title']).fill('今晚维护');
+      await form.getByLabel(zh['admin.notices.content']).fill('23:00 到 23:30 暂停服务。');
+      await form.getByRole('button', { name: zh['admin.notices.publish'] }).click();
+      await expect(page.getByRole('heading', { name: /今晚维护/ })).toContainText(zh['admin.notices.published']);
+      await noSidewaysScroll(page);
+
+      // A report closed.
+      await openSection(page, zh['admin.section.reports'], phone);
+      const report = page.locator(`[data-report="${site.reportId}"]`);
+      await expect(report).toContainText('spam link');
+      await report.getByRole('button', { name: zh['admin.reports.dismiss'] }).click();
+      await expect(report).toHaveCount(0);
+      await noSidewaysScroll(page);
+
+      // A withdrawal paid.
+      await openSection(page, zh['admin.section.finance'], phone);
+      const withdrawal = page.locator(`[data-withdrawal="${site.withdrawalId}"]`);
+      await expect(withdrawal).toContainText('¥200.00');
+      await withdrawal.getByRole('button', { name: zh['admin.reject'] }).click();
+      await expect(withdrawal.locator('[data-error-for="remark"]')).toHaveText(zh['admin.reasonRequired']);
+      await withdrawal.getByLabel(zh['admin.reason']).fill('已转账 流水 42');
+      await withdrawal.getByRole('button', { name: zh['admin.finance.pay'] }).click();
+      await expect(withdrawal).toHaveCount(0);
+      await noSidewaysScroll(page);
+      await shot('finance');
+
+      // Everything above is in the audit log.
+      await openSection(page, zh['admin.section.audit'], phone);
+      for (const action of ['install', 'config:set', 'member:money', 'notice:add', 'report:dismiss', 'withdraw:pay']) {
+        await expect(page.locator(`tr[data-audit="${action}"]`).first()).toBeVisible();
+      }
+      await noSidewaysScroll(page);
+      await shot('audit');
+    });
+  });
+}
