@@ -11,6 +11,8 @@ import { apiLocale } from '../lib/server/http';
 import { loadStaticFiles, type StaticFile } from './static';
 import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } from './upload';
 import { appLocals } from '../lib/server/app-locals';
+import { closeStreams, handleStream, STREAM_PATH } from './stream';
+import { startMessageJob } from '../lib/server/messages/mail-job';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
 
@@ -130,6 +132,9 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
         const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
         return await handlePackageUpload(req, res, runtime, { locale, requestId: basics.requestId, ...(await resolveUploadUser(req, runtime)) });
       }
+      if (pathname === STREAM_PATH && req.method === 'GET') {
+        return await handleStream(req, res, runtime, apiLocale((name) => req.headers[name] as string | undefined, basics.locale));
+      }
       if (isRead && serveStorage(req, res, runtime)) return;
       if (isRead) {
         const file = statics.get(pathname);
@@ -164,5 +169,8 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
     }
   });
   server.keepAliveTimeout = 65_000;
-  return { server, inFlight: () => inFlight, drain: () => { shuttingDown = true; } };
+  // The message center's e-mail and retention job runs on every instance (rows are claimed with SKIP LOCKED).
+  const stopMessageJob = startMessageJob(runtime);
+  server.once('close', stopMessageJob);
+  return { server, inFlight: () => inFlight, drain: () => { shuttingDown = true; closeStreams(); } };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Code, type Envelope } from '../shared/codes';
 import { lookup, translateAny, translator, type AnyKey, type Locale } from '../i18n';
 import { clientIp } from './request-context';
+import { withOutbox } from './messages/live';
 
 
 /** The one error services throw: a message key, optional field errors, and the envelope code. */
@@ -119,11 +120,14 @@ export async function readInput<S extends z.ZodType>(ctx: APIContext, schema: S)
   return parseInput(ctx, schema, await readRaw(ctx));
 }
 
-/** Wraps an API handler so that every outcome is an envelope. */
+/**
+ * Wraps an API handler so that every outcome is an envelope. Message events the handler recorded
+ * are published once it has finished (its transactions have committed).
+ */
 export function api(handler: (ctx: APIContext) => Promise<Response>): APIRoute {
   return async (ctx) => {
     try {
-      return await handler(ctx);
+      return await withOutbox(ctx.locals.runtime.bus, () => handler(ctx));
     } catch (err) {
       return errorResponse(err, ctx.locals.apiLocale, ctx.locals.requestId, ctx.locals.runtime.log.error);
     }
