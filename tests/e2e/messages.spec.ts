@@ -90,8 +90,20 @@ test('a reply reaches the author live in every tab through one stream; reading i
   await expect(badge(b3)).toHaveCount(0);
   expect(streams.open()).toBe(1);
 
+  // The author's name on the post opens the small card; "Send message" opens the conversation.
+  const authorId = (await query<{ id: number }>(env, 'select id from "user" where username = $1', [author]))[0]!.id;
+  await a.goto(`/ask/info/${postId}`);
+  await a.locator(`a[href="/user/card/${authorId}"]`).first().click();
+  const card = a.getByRole('dialog', { name: author });
+  await expect(card).toBeVisible();
+  await expect(card).toContainText('帖子 1');
+  await a.keyboard.press('Escape');
+  await expect(card).toHaveCount(0);
+  await a.locator(`a[href="/user/card/${authorId}"]`).first().click();
+  await a.getByRole('dialog', { name: author }).getByRole('link', { name: '发私信' }).click();
+  await expect(a).toHaveURL(new RegExp(`/user/messageCenter\\?tab=private&user=${authorId}$`));
+
   // A private conversation, live both ways.
-  await a.goto(`/user/messageCenter?tab=private&user=${(await query<{ id: number }>(env, 'select id from "user" where username = $1', [author]))[0]!.id}`);
   await hydrated(a);
   await b2.goto(`/user/messageCenter?tab=private&user=${(await query<{ id: number }>(env, 'select id from "user" where username = $1', [replier]))[0]!.id}`);
   await hydrated(b2);

@@ -1,7 +1,7 @@
 // Private conversations: the partner list and one conversation, live both ways. Enter sends
 // (not while an IME is composing), Shift+Enter starts a new line; a failed send keeps its text
 // and offers to send again.
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactElement } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactElement } from 'react';
 import { useStore } from '@nanostores/react';
 import { ApiError, request } from '../../lib/client/api';
 import { $lastEvent } from '../../lib/client/stores/messages';
@@ -72,13 +72,13 @@ export default function Conversations(props: ConversationsProps): ReactElement {
         {more && <button type="button" className="btn" onClick={() => void loadRecent(page + 1)}>{t('messages.next')}</button>}
       </div>
       <div className="msg-dialog">
-        {partnerId ? <Dialog key={partnerId} {...props} partnerId={partnerId} onBack={() => choose(null)} /> : <p className="empty">{t('messages.noConversation')}</p>}
+        {partnerId ? <Dialog key={partnerId} {...props} partnerId={partnerId} onBack={() => choose(null)} onOpened={() => void loadRecent(1)} /> : <p className="empty">{t('messages.noConversation')}</p>}
       </div>
     </section>
   );
 }
 
-function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => void }): ReactElement {
+function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => void; onOpened: () => void }): ReactElement {
   const t = makeT(props.messages);
   const [info, setInfo] = useState<DialogReply | null>(null);
   const [list, setList] = useState<Shown[]>([]);
@@ -87,7 +87,14 @@ function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => v
   const [error, setError] = useState('');
   const [failed, setFailed] = useState(false);
   const event = useStore($lastEvent);
-  const bottom = useRef<HTMLDivElement>(null);
+  const thread = useRef<HTMLDivElement>(null);
+  // New and sent messages keep the thread at its end; loading older ones keeps the place.
+  const stick = useRef(true);
+  const toEnd = (): void => { stick.current = true; };
+  useLayoutEffect(() => {
+    const el = thread.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [list]);
   const localId = useRef(-1);
 
   const load = useCallback(async (before?: number): Promise<void> => {
@@ -98,7 +105,7 @@ function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => v
       const older = [...r.data.list].reverse();
       setList((cur) => (before ? [...older, ...cur] : older));
       setFailed(false);
-      if (!before) requestAnimationFrame(() => bottom.current?.scrollIntoView({ block: 'end' }));
+      if (!before) { toEnd(); props.onOpened(); }
     } catch { setFailed(true); }
   }, [props.partnerId]);
   useEffect(() => { void load(); }, [load]);
@@ -110,7 +117,7 @@ function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => v
     const inThis = (m.sender_id === props.partnerId && m.recipient_id === props.me.id) || (m.sender_id === props.me.id && m.recipient_id === props.partnerId);
     if (!inThis) return;
     setList((cur) => (cur.some((x) => x.id === m.id) ? cur : [...cur, { id: m.id, sender_id: m.sender_id, recipient_id: m.recipient_id, content: m.content, read: false, create_time: m.create_time }]));
-    requestAnimationFrame(() => bottom.current?.scrollIntoView({ block: 'end' }));
+    toEnd();
     if (m.sender_id === props.partnerId) void request('/api/interaction/markRead', { method: 'POST', data: { ids: [m.id] }, showErrorMessage: false }).catch(() => undefined);
   }, [event]);
 
@@ -126,7 +133,7 @@ function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => v
     setList((cur) => (retryOf ? cur.map((x) => (x.id === id ? { ...x, state: 'sending' } : x))
       : [...cur, { id, sender_id: props.me.id, recipient_id: props.partnerId, content, read: false, create_time: now, state: 'sending' }]));
     if (!retryOf) setText('');
-    requestAnimationFrame(() => bottom.current?.scrollIntoView({ block: 'end' }));
+    toEnd();
     try {
       const r = await request<DialogMessage>('/api/interaction/sendMessage', { method: 'POST', data: { user_id: props.partnerId, content } });
       // The stream may have brought it already.
@@ -161,8 +168,8 @@ function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => v
         {info && <button type="button" className="btn" onClick={() => void toggleBlock()}>{info.blocked ? t('messages.unblock') : t('messages.block')}</button>}
       </header>
       {failed && <p role="alert">{t('messages.loadFailed')} <button type="button" className="btn" onClick={() => void load()}>{t('messages.retry')}</button></p>}
-      <div className="msg-thread" aria-live="polite">
-        {more && <button type="button" className="btn msg-older" onClick={() => void load(list.find((m) => m.id > 0)?.id)}>{t('messages.older')}</button>}
+      <div className="msg-thread" aria-live="polite" ref={thread}>
+        {more && <button type="button" className="btn msg-older" onClick={() => { stick.current = false; void load(list.find((m) => m.id > 0)?.id); }}>{t('messages.older')}</button>}
         {list.map((m) => {
           const mine = m.sender_id === props.me.id;
           return (
@@ -176,7 +183,6 @@ function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => v
             </div>
           );
         })}
-        <div ref={bottom} />
       </div>
       {info?.blocked && <p className="muted">{t('messages.blockedNote')}</p>}
       {info?.blocked_me && <p className="muted">{t('messages.blockedMeNote')}</p>}

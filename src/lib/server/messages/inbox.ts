@@ -69,7 +69,7 @@ export async function listMessages(db: Db, userId: number, locale: Locale, input
       tab: tabOfType(m.type),
       sender: m.senderId ? { id: m.senderId, nickname: nickname || username || '', avatar: avatar ?? '' } : null,
       action: describeMessage(locale, m),
-      title: translateAny(locale, m.title),
+      title: m.type === 'private' ? '' : translateAny(locale, m.title),
       summary: m.type === 'ask_vote' ? '' : m.summary,
       link: m.link,
       read: m.readTime > 0,
