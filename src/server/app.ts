@@ -11,7 +11,7 @@ import { apiLocale } from '../lib/server/http';
 import { loadStaticFiles, type StaticFile } from './static';
 import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } from './upload';
 import { appLocals } from '../lib/server/app-locals';
-import { closeStreams, handleStream, STREAM_PATH } from './stream';
+import { answerCount, closeStreams, COUNT_PATH, handleStream, STREAM_PATH } from './stream';
 import { startMessageJob } from '../lib/server/messages/mail-job';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
@@ -132,6 +132,7 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
         const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
         return await handlePackageUpload(req, res, runtime, { locale, requestId: basics.requestId, ...(await resolveUploadUser(req, runtime)) });
       }
+      if (pathname === COUNT_PATH && req.method === 'GET' && await answerCount(req, res, runtime, req.url.slice(pathname.length))) return;
       if (pathname === STREAM_PATH && req.method === 'GET') {
         return await handleStream(req, res, runtime, apiLocale((name) => req.headers[name] as string | undefined, basics.locale));
       }

@@ -6,12 +6,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Runtime } from '../lib/server/runtime';
 import { hubFor, type Delivery } from '../lib/server/messages/live';
+import { pollingInterval } from '../lib/server/messages/settings';
 import { resolveUploadUser } from './upload';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 import { STREAM_HEARTBEAT } from '../lib/shared/messages';
 
 export const STREAM_PATH = '/api/interaction/stream';
+export const COUNT_PATH = '/api/interaction/count';
 
 /** Every open stream of the process, for the shared heartbeat and for closing at shutdown. */
 const open = new Set<ServerResponse>();
@@ -92,4 +94,30 @@ export async function handleStream(req: IncomingMessage, res: ServerResponse, ru
     runtime.log.warn('message stream failed', { err: String(err) });
     res.end();
   }
+}
+
+const COUNT_QUERY = /^(?:\?(?:push=(?:0|1|true|false))?)?$/;
+
+/**
+ * The badge's poll, `GET /api/interaction/count`, answered here without Astro when it is the
+ * common case (a valid token, no or a plain `push` parameter, within the rate limit): the count
+ * comes from memory, so the request costs a token lookup and a write. Returns false to let the
+ * Astro route answer everything else (login required, expired token, bad input, 429), so every
+ * reply is the same as the route's.
+ */
+export async function answerCount(req: IncomingMessage, res: ServerResponse, runtime: Runtime, query: string): Promise<boolean> {
+  if (!COUNT_QUERY.test(query)) return false;
+  const auth = await resolveUploadUser(req, runtime);
+  if (!auth.user) return false;
+  const { config } = runtime;
+  const forwarded = config.trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+  const ip = forwarded || req.socket.remoteAddress || '';
+  const limited = await runtime.limiter.hit(`api:${ip}`, config.apiRateLimit, 60);
+  if (!limited.allowed) return false;
+  const push = query === '?push=1' || query === '?push=true';
+  const [count, interval] = await Promise.all([hubFor(runtime.bus, runtime.db).count(auth.user.id), pollingInterval(runtime.site, push)]);
+  const body = JSON.stringify({ code: Code.ok, msg: '', data: { count, pollingInterval: interval }, time: Math.floor(Date.now() / 1000) });
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+  return true;
 }

@@ -117,6 +117,9 @@ describe.each(MODES)('message center on $name', ({ pg }) => {
     }
     expect((await get(null, `/api/interaction/userCard?user_id=${id('ann')}`)).code).toBe(1);
     expect((await get('ann', '/api/interaction/messageList?tab=nope')).code).toBe(0);
+    // The count's fast path answers only the plain call; anything else gets the route's checks.
+    expect((await get('ann', '/api/interaction/count?bogus=1')).code).toBe(0);
+    expect((await get('ann', '/api/interaction/count?push=maybe')).code).toBe(0);
     expect((await get('ann', '/api/interaction/dialog?user_id=99999999999')).code).toBe(0);
     expect((await post('ann', '/api/interaction/markRead', { ids: [] })).code).toBe(0);
     const sse = await raw(srv.url, '/api/interaction/stream');
