@@ -169,6 +169,7 @@ async function delivery(ctx) {
     const opened = await Promise.all(sockets);
     await sleep(1000);
     const latencies = [];
+    const afterReply = [];
     let lost = 0;
     for (let i = 0; i < DELIVERY_SENDS; i++) {
       const from = names[i % names.length];
@@ -177,18 +178,21 @@ async function delivery(ctx) {
       const t0 = performance.now();
       const r = await call(server.url, '/api/interaction/sendMessage', { token: tokens.get(from), body: { user_id: ids.get(to), content: `bench-${i}-` } });
       if (r.code !== 1) throw new Error(`send: ${r.msg}`);
+      const replied = performance.now();
       const want = perMember.get(to) * 2; // the marker appears in the summary and the content
       const deadline = performance.now() + 5000;
       while ((arrivals.get(String(i))?.length ?? 0) < want && performance.now() < deadline) await sleep(2);
       const got = arrivals.get(String(i)) ?? [];
       if (got.length < want) { lost++; continue; }
       latencies.push(Math.max(...got) - t0);
+      afterReply.push(Math.max(0, Math.max(...got) - replied));
       await sleep(20);
     }
     for (const s of opened) s.destroy();
     latencies.sort((x, y) => x - y);
-    const pct = (p) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)];
-    return { members, p50: pct(50), p99: pct(99), max: latencies.at(-1), lost, pass: lost === 0 && pct(99) <= DELIVERY_P99_BUDGET };
+    afterReply.sort((x, y) => x - y);
+    const pct = (p, list = latencies) => list[Math.min(list.length - 1, Math.ceil((p / 100) * list.length) - 1)];
+    return { members, p50: pct(50), p99: pct(99), max: latencies.at(-1), replyP99: pct(99, afterReply), lost, pass: lost === 0 && pct(99) <= DELIVERY_P99_BUDGET };
   } finally {
     await stopAtrium(a);
     await stopAtrium(b);
@@ -211,7 +215,8 @@ export async function messages(ctx) {
   if (d) {
     rows.push(
       [`delivery p50 (${fmtInt(DELIVERY_STREAMS)} streams, ${d.members} members, 2 instances)`, `${Math.round(d.p50)} ms`, '', ''],
-      ['delivery p99', `${Math.round(d.p99)} ms`, `≤ ${DELIVERY_P99_BUDGET} ms`, verdict(d.pass)],
+      ['delivery p99 (from the send request)', `${Math.round(d.p99)} ms`, `≤ ${DELIVERY_P99_BUDGET} ms`, verdict(d.pass)],
+      ['delivery p99 after the send call replied', `${Math.round(d.replyP99)} ms`, '', ''],
       ['delivery max / lost', `${Math.round(d.max)} ms / ${d.lost}`, '0 lost', ''],
     );
   }

@@ -13,6 +13,7 @@ import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } fr
 import { appLocals } from '../lib/server/app-locals';
 import { answerCount, closeStreams, COUNT_PATH, handleStream, STREAM_PATH } from './stream';
 import { startMessageJob } from '../lib/server/messages/mail-job';
+import { hubFor } from '../lib/server/messages/live';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
 
@@ -172,6 +173,8 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
   server.keepAliveTimeout = 65_000;
   // The message center's e-mail and retention job runs on every instance (rows are claimed with SKIP LOCKED).
   const stopMessageJob = startMessageJob(runtime);
-  server.once('close', stopMessageJob);
+  // The message hub subscribes to the bus now, not at the first count: no drop may be missed.
+  const hub = hubFor(runtime.bus, runtime.db);
+  server.once('close', () => { stopMessageJob(); hub.close(); });
   return { server, inFlight: () => inFlight, drain: () => { shuttingDown = true; closeStreams(); } };
 }

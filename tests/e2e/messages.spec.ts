@@ -121,6 +121,21 @@ test('a reply reaches the author live in every tab through one stream; reading i
   await expect(echoed).toBeVisible({ timeout: 2000 });
   await expect(echoed.getByRole('link', { name: 'https://example.com/x' })).toHaveAttribute('href', 'https://example.com/x');
 
+  // Delete with undo: the message comes back on Undo; without it, it is gone for good.
+  await b2.goto('/user/messageCenter?tab=reply');
+  await hydrated(b2);
+  const row = b2.locator('.msg-item').filter({ hasText: `Live messages ${suffix}` });
+  await row.getByRole('button', { name: '删除' }).click();
+  await expect(row).toHaveCount(0);
+  await b2.getByRole('button', { name: '撤销' }).click();
+  await expect(row).toBeVisible();
+  await row.getByRole('button', { name: '删除' }).click();
+  await expect(b2.getByRole('button', { name: '撤销' })).toHaveCount(0, { timeout: 8000 });
+  await b2.reload();
+  await hydrated(b2);
+  await expect(b2.getByText('还没有人回复或评论你')).toBeVisible();
+  expect(await query(env, `select id from messages where id in (select id from messages where link = $1)`, [`/ask/info/${postId}#reply-${replyId}`])).toHaveLength(0);
+
   // The tab holding the stream closes: another takes over and the badge keeps counting.
   const leader = await (async () => {
     for (const p of [b1, b2, b3]) if (await p.evaluate(() => navigator.locks.query().then((s) => (s.held ?? []).length > 0))) return p;

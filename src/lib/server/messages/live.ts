@@ -52,7 +52,7 @@ export async function recordEvents(db: Db | Tx, events: readonly Omit<LiveEvent,
   // now and again, with the events, through every bus of this process once the caller's
   // transaction has had time to commit.
   for (const hub of shared.hubs.values()) for (const e of live) hub.drop(e.userId);
-  setTimeout(() => { for (const hub of shared.hubs.values()) void hub.publish(live); }, 50).unref();
+  setTimeout(() => { for (const hub of shared.hubs.values()) hub.publish(live).catch(() => undefined); }, 50).unref();
 }
 
 /**
@@ -62,7 +62,9 @@ export async function recordEvents(db: Db | Tx, events: readonly Omit<LiveEvent,
 export async function withOutbox<T>(bus: Bus, fn: () => Promise<T>): Promise<T> {
   const queue: LiveEvent[] = [];
   const result = await shared.outbox.run(queue, fn);
-  if (queue.length) await hubFor(bus, null).publish(queue);
+  // The change is committed: a bus that fails now must not turn it into an error reply. Open
+  // pages then learn of it from their next poll or reconnect (the events are in the table).
+  if (queue.length) await hubFor(bus, null).publish(queue).catch(() => undefined);
   return result;
 }
 
