@@ -155,3 +155,31 @@ test('a reply reaches the author live in every tab through one stream; reading i
   await bContext.close();
   await a.context().close();
 });
+
+test('without EventSource the badge falls back to polling at the interval the server names', async ({ browser, baseURL }) => {
+  test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the message flow (.ci/run does)');
+  test.setTimeout(90_000);
+  const suffix = Date.now().toString(36).slice(-6);
+  const reader = `po${suffix}`;
+  const writer = `pw${suffix}`;
+  await newMember(env, reader);
+  await newMember(env, writer);
+  const page = await logIn(env, browser, reader);
+  const w = await logIn(env, browser, writer);
+  const streams = trackStreams(page.context());
+  const polls: number[] = [];
+  page.on('request', (r) => { if (r.url().includes('/api/interaction/count')) polls.push(Date.now()); });
+  await page.context().addInitScript(() => { delete (window as { EventSource?: unknown }).EventSource; });
+  await page.goto('/ask');
+  await hydrated(page);
+  await expect.poll(() => polls.length, { timeout: 5000 }).toBeGreaterThan(0);
+  const readerId = (await query<{ id: number }>(env, 'select id from "user" where username = $1', [reader]))[0]!.id;
+  const sent = await w.request.post('/api/interaction/sendMessage', { headers: { origin: baseURL! }, data: { user_id: readerId, content: 'polled' } });
+  expect(((await sent.json()) as { code: number }).code).toBe(1);
+  // The default interval without a stream is 15 s.
+  await expect(badge(page)).toHaveText('1', { timeout: 20_000 });
+  expect(streams.open()).toBe(0);
+  expect(polls.length).toBeGreaterThanOrEqual(2);
+  await page.context().close();
+  await w.context().close();
+});
