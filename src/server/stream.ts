@@ -39,6 +39,12 @@ export function openStreamCount(): number {
   return open.size;
 }
 
+/** The caller's address, as the API rate limit keys it (the first X-Forwarded-For entry behind a trusted proxy). */
+function clientAddress(req: IncomingMessage, runtime: Runtime): string {
+  const forwarded = runtime.config.trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+  return forwarded || req.socket.remoteAddress || '';
+}
+
 function frame(d: Delivery): string {
   return `id: ${d.id}\nevent: ${d.kind}\ndata: ${JSON.stringify({ ...d.data, count: d.count })}\n\n`;
 }
@@ -53,6 +59,13 @@ export async function handleStream(req: IncomingMessage, res: ServerResponse, ru
   if (!auth.user) {
     if (auth.tokenExpired) return refuse(res, Code.tokenExpired, translateAny(locale, 'api.tokenExpired'), null);
     return refuse(res, Code.login, translateAny(locale, 'api.needLogin'), { type: 'need login' });
+  }
+  // Opening a stream counts against the API rate limit like any call, so reconnect storms stay bounded.
+  const limited = await runtime.limiter.hit(`api:${clientAddress(req, runtime)}`, runtime.config.apiRateLimit, 60);
+  if (!limited.allowed) {
+    res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(limited.retryAfter) });
+    res.end(JSON.stringify({ code: Code.error, msg: translateAny(locale, 'api.rateLimited', { seconds: limited.retryAfter }), data: null, time: Math.floor(Date.now() / 1000) }));
+    return;
   }
   const userId = auth.user.id;
   const rawLast = String(req.headers['last-event-id'] ?? new URL(req.url ?? '/', 'http://x').searchParams.get('lastEventId') ?? '');
@@ -109,10 +122,7 @@ export async function answerCount(req: IncomingMessage, res: ServerResponse, run
   if (!COUNT_QUERY.test(query)) return false;
   const auth = await resolveUploadUser(req, runtime);
   if (!auth.user) return false;
-  const { config } = runtime;
-  const forwarded = config.trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
-  const ip = forwarded || req.socket.remoteAddress || '';
-  const limited = await runtime.limiter.hit(`api:${ip}`, config.apiRateLimit, 60);
+  const limited = await runtime.limiter.hit(`api:${clientAddress(req, runtime)}`, runtime.config.apiRateLimit, 60);
   if (!limited.allowed) return false;
   const push = query === '?push=1' || query === '?push=true';
   const [count, interval] = await Promise.all([hubFor(runtime.bus, runtime.db).count(auth.user.id), pollingInterval(runtime.site, push)]);

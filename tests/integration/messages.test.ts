@@ -303,6 +303,26 @@ describe.each(MODES)('message center on $name', ({ pg }) => {
     expect((await annStream.waitFor((e) => e.event === 'sent')).data.message).toMatchObject({ content: 'to all my tabs' });
   });
 
+  it.skipIf(pg)('counts opening a stream against the API rate limit', async () => {
+    const limited = await startInProcess({ API_RATE_LIMIT: '4' });
+    try {
+      await createUser(limited.runtime.db, { username: 'limited', password: 'secret123' });
+      // The captcha and the login are the first two calls of the minute.
+      const session = await loginAs(limited.url, limited.runtime, 'limited', 'secret123');
+      const headers = { 'ba-user-token': session.token, 'think-lang': 'en' };
+      const first = await openSse(limited.url, '/api/interaction/stream', headers);
+      const second = await openSse(limited.url, '/api/interaction/stream', headers);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      first.close();
+      second.close();
+      const third = await raw(limited.url, '/api/interaction/stream', { headers });
+      expect(third.status).toBe(429);
+      expect(third.json<Env>().msg).toMatch(/^Too many requests/);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it.skipIf(!pg)('delivers a message written on one instance to a stream held by another', async () => {
     second = await startInProcess(env);
     const s = await stream('cat', {}, second.url);
