@@ -14,6 +14,9 @@
 //               module at once plus 50 double-submits: 201 paid orders, one debit for the double-
 //               submitter, balances = sums of their logs, earnings = sales − commission; wall time
 //               printed (BENCH_MARKET_* in bench/market.mjs)
+//   8. messages unread count ≥ 50 % of the cached home page's req/s; 10,000 idle streams ≤ 30 KB
+//               each (against a bare node:http SSE server); delivery p99 ≤ 250 ms over two
+//               instances on PostgreSQL + Redis (BENCH_MESSAGES_* in bench/messages.mjs)
 // Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
@@ -34,8 +37,9 @@ import { members } from './members.mjs';
 import { forum } from './forum.mjs';
 import { docs } from './docs.mjs';
 import { market } from './market.mjs';
+import { messages } from './messages.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs, market };
+const STEPS = { serve, bytes, restart, members, forum, docs, market, messages };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

@@ -14,6 +14,9 @@ import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } fr
 import { appLocals } from '../lib/server/app-locals';
 import { replyAfterBody } from './drain';
 import { createMetrics } from '../lib/server/metrics';
+import { answerCount, closeStreams, COUNT_PATH, handleStream, STREAM_PATH } from './stream';
+import { startMessageJob } from '../lib/server/messages/mail-job';
+import { hubFor } from '../lib/server/messages/live';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
 
@@ -162,6 +165,10 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
         const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
         return await handlePackageUpload(req, res, runtime, { locale, requestId: basics.requestId, ...(await resolveUploadUser(req, runtime)) });
       }
+      if (pathname === COUNT_PATH && req.method === 'GET' && await answerCount(req, res, runtime, req.url.slice(pathname.length))) return;
+      if (pathname === STREAM_PATH && req.method === 'GET') {
+        return await handleStream(req, res, runtime, apiLocale((name) => req.headers[name] as string | undefined, basics.locale));
+      }
       if (isRead && serveStorage(req, res, runtime)) return;
       if (isRead) {
         const file = statics.get(pathname);
@@ -200,5 +207,10 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
   });
   server.keepAliveTimeout = 65_000;
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => answerClientError(err, socket));
-  return { server, inFlight: () => inFlight, drain: () => { shuttingDown = true; } };
+  // The message center's e-mail and retention job runs on every instance (rows are claimed with SKIP LOCKED).
+  const stopMessageJob = startMessageJob(runtime);
+  // The message hub subscribes to the bus now, not at the first count: no drop may be missed.
+  const hub = hubFor(runtime.bus, runtime.db);
+  server.once('close', () => { stopMessageJob(); hub.close(); });
+  return { server, inFlight: () => inFlight, drain: () => { shuttingDown = true; closeStreams(); } };
 }

@@ -16,6 +16,16 @@ window.Atrium = {
   notify: (options) => import('./notify').then((m) => m.notify(options)),
 };
 
+// Member names and avatars (links to /user/card/{id}) open the small user card; modified clicks open the page.
+document.addEventListener('click', (event) => {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const link = (event.target as HTMLElement | null)?.closest<HTMLAnchorElement>('a[href]');
+  const id = link && !link.closest('.ucard') ? /^\/user\/card\/(\d{1,10})$/.exec(new URL(link.href, location.href).pathname)?.[1] : undefined;
+  if (!link || !id || location.pathname.startsWith('/user/card/')) return;
+  event.preventDefault();
+  void import('./user-card').then((m) => m.openUserCard(link, Number(id)));
+}, true);
+
 document.addEventListener('click', (event) => {
   const target = (event.target as HTMLElement | null)?.closest<HTMLElement>('[data-action]');
   if (!target) return;

@@ -37,17 +37,19 @@ import zhArea from './zh-cn/area';
 import enArea from './en/area';
 import zhAdmin from './zh-cn/admin';
 import enAdmin from './en/admin';
+import zhMessages from './zh-cn/messages';
+import enMessages from './en/messages';
 
 export * from './types';
 
-const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount, upload: zhUpload, editor: zhEditor, mdedit: zhMdedit, market: zhMarket, developer: zhDeveloper, devstudio: zhDevstudio, area: zhArea, admin: zhAdmin };
+const zh = { common: zhCommon, api: zhApi, home: zhHome, ask: zhAsk, md: zhMd, modules: zhModules, user: zhUser, chat: zhChat, captcha: zhCaptcha, validation: zhValidation, account: zhAccount, upload: zhUpload, editor: zhEditor, mdedit: zhMdedit, market: zhMarket, developer: zhDeveloper, devstudio: zhDevstudio, area: zhArea, admin: zhAdmin, messages: zhMessages };
 type Groups = typeof zh;
 export type Group = keyof Groups;
 
 /** Every dictionary by locale and page group; en is checked against zh-cn key by key. */
 export const DICTIONARIES: Record<Locale, { [G in keyof Groups]: Record<keyof Groups[G], string> }> = {
   'zh-cn': zh,
-  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount, upload: enUpload, editor: enEditor, mdedit: enMdedit, market: enMarket, developer: enDeveloper, devstudio: enDevstudio, area: enArea, admin: enAdmin },
+  en: { common: enCommon, api: enApi, home: enHome, ask: enAsk, md: enMd, modules: enModules, user: enUser, chat: enChat, captcha: enCaptcha, validation: enValidation, account: enAccount, upload: enUpload, editor: enEditor, mdedit: enMdedit, market: enMarket, developer: enDeveloper, devstudio: enDevstudio, area: enArea, admin: enAdmin, messages: enMessages },
 };
 
 export type Key<G extends Group> = keyof Groups['common'] | keyof Groups[G];

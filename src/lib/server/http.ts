@@ -5,6 +5,7 @@ import { lookup, translateAny, translator, type AnyKey, type Locale } from '../i
 import { clientIp } from './request-context';
 import { forwardedProto } from './proxy';
 import { findControlChars } from '../shared/validation/common';
+import { withOutbox } from './messages/live';
 
 
 /** The one error services throw: a message key, optional field errors, and the envelope code. */
@@ -149,11 +150,14 @@ export async function readInput<S extends z.ZodType>(ctx: APIContext, schema: S)
   return parseInput(ctx, schema, await readRaw(ctx));
 }
 
-/** Wraps an API handler so that every outcome is an envelope. */
+/**
+ * Wraps an API handler so that every outcome is an envelope. Message events the handler recorded
+ * are published once it has finished (its transactions have committed).
+ */
 export function api(handler: (ctx: APIContext) => Promise<Response>): APIRoute {
   return async (ctx) => {
     try {
-      return await handler(ctx);
+      return await withOutbox(ctx.locals.runtime.bus, () => handler(ctx));
     } catch (err) {
       return errorResponse(err, ctx.locals.apiLocale, ctx.locals.requestId, ctx.locals.runtime.log.error);
     }

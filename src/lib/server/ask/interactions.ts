@@ -3,6 +3,7 @@ import type { Db } from '../db/client';
 import { askCollect, askPost, askReply, askVote } from '../db/schema';
 import { AppError } from '../http';
 import { refreshHot } from './posts';
+import { recordVoteChange } from '../messages/likes';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -18,7 +19,7 @@ export async function vote(db: Db, userId: number, type: 'post' | 'reply', id: n
     if (!target || target.status !== 'published') throw new AppError('ask.notFound', { status: 404 });
     if (target.userId === userId) throw new AppError('ask.voteOwn');
     const key = and(eq(askVote.userId, userId), eq(askVote.targetType, type), eq(askVote.targetId, id));
-    const [existing] = await tx.select({ value: askVote.value }).from(askVote).where(key);
+    const [existing] = await tx.select({ value: askVote.value, createTime: askVote.createTime }).from(askVote).where(key);
     let up = 0;
     let down = 0;
     let myVote: number = value;
@@ -36,6 +37,7 @@ export async function vote(db: Db, userId: number, type: 'post' | 'reply', id: n
     const [row] = await tx.update(table).set({ upCount: sql`${table.upCount} + ${up}`, downCount: sql`${table.downCount} + ${down}` })
       .where(eq(table.id, id)).returning({ up: table.upCount, down: table.downCount });
     if (type === 'post') await refreshHot(tx, id);
+    await recordVoteChange(tx, { voterId: userId, ownerId: target.userId, type, targetId: id, postId: target.postId, before: existing ?? null, after: myVote });
     return { postId: target.postId, myVote, score: (row?.up ?? 0) - (row?.down ?? 0) };
   });
 }

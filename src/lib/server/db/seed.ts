@@ -3,6 +3,7 @@ import type { Db } from './client';
 import { config, userGroup, userRule } from './schema';
 import { seedCategories } from '../ask/categories';
 import { ADMIN_ROOT_RULE, ADMIN_RULE_NAMES, ADMIN_SECTIONS } from '../admin/sections';
+import { MESSAGE_CONFIG } from '../messages/settings';
 
 export const VERSION = 'v0.1.0';
 /** Group ids every site has: new members join MEMBER_GROUP; ADMIN_GROUP's rules are `*`. */
@@ -45,6 +46,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'upload_save_name', group: 'upload', title: 'Save name template', type: 'string', value: '/storage/{topic}/{year}{mon}{day}/{fileName}{fileSha1}{.suffix}' },
   { name: 'backup_keep', group: 'backup', title: 'Nightly backups kept (0: no nightly backup)', type: 'number', value: '0', tip: 'Written to DATA_DIR/backups after 03:00 site time' },
   { name: 'upload_params', group: 'upload', title: 'Upload parameters', type: 'json', value: '{}', tip: 'A numeric "error" (with "message") rejects every upload with that code' },
+  ...MESSAGE_CONFIG,
 ];
 
 interface RuleSeed {

@@ -1,0 +1,14 @@
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { hubFor } from '../../../lib/server/messages/live';
+import { pollingInterval } from '../../../lib/server/messages/settings';
+import { CountInput } from '../../../lib/shared/validation/messages';
+
+/** The member's unread count, from memory (dropped on every instance when it changes), and how often to ask again. */
+export const GET = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const { push } = await readInput(ctx, CountInput);
+  const { runtime } = ctx.locals;
+  const [count, interval] = await Promise.all([hubFor(runtime.bus, runtime.db).count(member.id), pollingInterval(runtime.site, !!push)]);
+  return ok({ count, pollingInterval: interval });
+});

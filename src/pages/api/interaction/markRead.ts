@@ -1,0 +1,11 @@
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { markRead } from '../../../lib/server/messages/inbox';
+import { MarkReadInput } from '../../../lib/shared/validation/messages';
+
+/** Marks the member's own messages read: `{ids}`, or `{all: true, tab}`. */
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const input = await readInput(ctx, MarkReadInput);
+  return ok({ ids: await markRead(ctx.locals.runtime.db, member.id, input) });
+});
