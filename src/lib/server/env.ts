@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { readMailSettings, type MailSettings } from './mail/mailer';
+import { readChatEnv, type ChatEnv } from './chat/env';
 
 /** Everything Atrium reads from the environment; README's configuration table lists the same. */
 export interface ServerConfig {
@@ -30,6 +31,8 @@ export interface ServerConfig {
   mail: MailSettings;
   /** Overrides the token HMAC key kept in the database. */
   tokenSecret: string | null;
+  /** The AI chat model configured by environment (CHAT_*), if any. */
+  chat: ChatEnv;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -64,5 +67,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logLevel: level as ServerConfig['logLevel'],
     mail: readMailSettings(env, resolve(root, env.DATA_DIR || 'data')),
     tokenSecret: env.TOKEN_SECRET || null,
+    chat: readChatEnv(env),
   };
 }

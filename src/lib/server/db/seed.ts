@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { config, userGroup, userRule } from './schema';
 import { seedCategories } from '../ask/categories';
+import { CHAT_SETTINGS } from '../chat/settings';
 
 export const VERSION = 'v0.1.0';
 /** Group ids every site has: new members join MEMBER_GROUP; ADMIN_GROUP's rules are `*`. */
@@ -43,6 +44,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'upload_allowed_mime_types', group: 'upload', title: 'Allowed MIME types', type: 'string', value: '' },
   { name: 'upload_save_name', group: 'upload', title: 'Save name template', type: 'string', value: '/storage/{topic}/{year}{mon}{day}/{fileName}{fileSha1}{.suffix}' },
   { name: 'upload_params', group: 'upload', title: 'Upload parameters', type: 'json', value: '{}', tip: 'A numeric "error" (with "message") rejects every upload with that code' },
+  ...CHAT_SETTINGS,
 ];
 
 interface RuleSeed {

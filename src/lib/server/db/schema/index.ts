@@ -5,3 +5,4 @@ export * from './ask';
 export * from './messages';
 export * from './modules';
 export * from './md';
+export * from './chat';
