@@ -23,6 +23,7 @@ import { translateAny } from '../lib/i18n';
 import { email as emailSchema, password as passwordSchema, username as usernameSchema } from '../lib/shared/validation/account';
 import { decideDeveloper, developerList, type DeveloperStatus } from '../lib/server/market/developers';
 import { decideModule, decideVersion, moduleIdByUid, versionIdOf } from '../lib/server/market/review';
+import { CHAT_USAGE, runChatCommand } from './chat-cli';
 
 function notFound(account: string | undefined): number {
   process.stderr.write(`No member "${account ?? ''}" (give a username, e-mail or mobile).\n`);
@@ -83,11 +84,13 @@ const USAGE = `Usage: npm run atrium -- <command>
 async function run(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   if (!command || command === 'help' || command === '--help') {
-    process.stdout.write(USAGE);
+    process.stdout.write(USAGE + CHAT_USAGE);
     return command ? 0 : 2;
   }
   const runtime = await createRuntime({ ...readConfig(), logLevel: 'warn' });
   try {
+    const chat = command.startsWith('chat:') ? await runChatCommand(runtime, command, rest) : null;
+    if (chat !== null) return chat;
     switch (command) {
       case 'config:list': {
         for (const [name, value] of await runtime.site.all()) process.stdout.write(`${name}\t${name.endsWith('_secret') ? '(hidden)' : value}\n`);

@@ -14,6 +14,11 @@ function quote(text: string): string {
   return text.split('\n').map((l) => `> ${l.replace(/^([#>*+-]|\d+\.)\s/, '\\$1 ')}`).join('\n');
 }
 
+function shorten(text: string, chars: number): string {
+  const all = Array.from(text);
+  return all.length > chars ? `${all.slice(0, chars).join('').trimEnd()}…` : text;
+}
+
 const escapeMd = (s: string): string => s.replace(/([[\]\\*_`<>])/g, '\\$1');
 
 /** The assistant's answer in markdown; citations are `[n]` like a model's. */
@@ -31,9 +36,9 @@ export function assistantAnswer(question: string, sources: Source[], locale: Loc
   lines.push(t('chat.assistant.lead', { title: escapeMd(best.heading || best.title) }), '', `${firstSentence(best.text)} [${best.n}]`, '');
   if (docs.length) {
     lines.push(`**${t('chat.assistant.passages')}**`, '');
-    for (const s of docs.slice(0, 4)) {
+    for (const s of docs.slice(0, 3)) {
       const name = s.heading && s.heading !== s.title ? `${s.title} › ${s.heading}` : s.title;
-      lines.push(`[${escapeMd(name)}](${s.url}) [${s.n}]`, '', quote(s.text), '');
+      lines.push(`[${escapeMd(name)}](${s.url}) [${s.n}]`, '', quote(shorten(s.text, 300)), '');
     }
   }
   const related = sources.filter((s) => s.kind === 'post');
