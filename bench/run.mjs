@@ -14,7 +14,10 @@
 //               module at once plus 50 double-submits: 201 paid orders, one debit for the double-
 //               submitter, balances = sums of their logs, earnings = sales − commission; wall time
 //               printed (BENCH_MARKET_* in bench/market.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market …] [-- --keep]
+//   8. chat     AI chat: time to first token added p95 ≤ 60 ms at 20 concurrent; 100 concurrent replies
+//               within RSS +100 MB and 10 % of the test server's pacing; /chat ≤ 150 KB compressed JS;
+//               site assistant p95 ≤ 150 ms on the forum data set (bench/chat.mjs)
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|chat …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -34,8 +37,9 @@ import { members } from './members.mjs';
 import { forum } from './forum.mjs';
 import { docs } from './docs.mjs';
 import { market } from './market.mjs';
+import { chat } from './chat.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs, market };
+const STEPS = { serve, bytes, restart, members, forum, docs, market, chat };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

@@ -3,8 +3,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, type UIMessage } from 'ai';
 import { getToken } from '../../lib/client/auth-token';
-import type { ChatMetadata } from '../../lib/shared/chat';
-import { textOfParts } from '../../lib/shared/validation/chat';
+import { textOfParts, type ChatMetadata } from '../../lib/shared/chat';
 import { mergeBranch, newestLeaf, pathTo, siblingsOf, type ChatNode, type Tree } from './tree';
 import { translate, type Messages } from '../user/form-helpers';
 import MessageBody from './MessageBody';

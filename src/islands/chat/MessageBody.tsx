@@ -1,7 +1,6 @@
 // An answer: markdown through the shared pipeline (no raw HTML), citations as links with a preview
 // of the passage on hover or focus, copy buttons on code, and the sources listed underneath.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { renderMarkdown } from '../../lib/markdown/render';
 import { linkCitations, type ChatMetadata, type SourceMeta } from '../../lib/shared/chat';
 import { translate, type Messages } from '../user/form-helpers';
 
@@ -9,12 +8,35 @@ interface Props { text: string; metadata?: ChatMetadata; streaming: boolean; mes
 
 const CITE = /^\[(\d{1,2})\]$/;
 
+type Render = typeof import('../../lib/markdown/render').renderMarkdown;
+let renderer: Render | null = null;
+let loading: Promise<Render> | null = null;
+
+/**
+ * The shared markdown pipeline, loaded when the first answer needs it: an empty chat page does
+ * not download it, and answers the server rendered do not wait for it.
+ */
+function useRenderer(needed: boolean): Render | null {
+  const [render, setRender] = useState<Render | null>(renderer);
+  useEffect(() => {
+    if (render || !needed) return;
+    loading ??= import('../../lib/markdown/render').then((m) => (renderer = m.renderMarkdown));
+    void loading.then((r) => setRender(() => r));
+  }, [needed, render]);
+  return render;
+}
+
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 export default function MessageBody({ text, metadata, streaming, messages }: Props) {
   const sources = metadata?.sources ?? [];
   const ref = useRef<HTMLDivElement>(null);
   const [preview, setPreview] = useState<{ source: SourceMeta; top: number; left: number } | null>(null);
   // The server's rendering (code highlighted) once the answer is complete; the same pipeline here while it streams.
-  const html = useMemo(() => (!streaming && metadata?.html ? metadata.html : renderMarkdown(linkCitations(text, sources)).html), [text, streaming, metadata?.html, sources]);
+  const serverHtml = !streaming && metadata?.html ? metadata.html : null;
+  const render = useRenderer(serverHtml === null);
+  const html = useMemo(() => serverHtml ?? (render ? render(linkCitations(text, sources)).html : `<p style="white-space:pre-wrap">${escapeHtml(text)}</p>`),
+    [text, serverHtml, render, sources]);
 
   useEffect(() => {
     const root = ref.current;

@@ -39,3 +39,8 @@ export function linkCitations(text: string, sources: readonly Pick<SourceMeta, '
     });
   }).join('\n');
 }
+
+/** The text of a UI message: its text parts joined. */
+export function textOfParts(parts: readonly { type: string; text?: string }[]): string {
+  return parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('');
+}

@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { createResumableStreamContext, type Publisher, type ResumableStreamContext, type Subscriber } from 'resumable-stream/generic';
 import type { Runtime } from '../runtime';
+import { serverHighlight } from '../../markdown/highlight.server';
 
 const STOP_CHANNEL = 'chat:stop';
 
@@ -73,6 +74,8 @@ export function chatStreams(runtime: Runtime): Promise<ChatStreams> {
 }
 
 async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
+  // Answers end with their highlighted HTML: load the highlighter while the first one streams.
+  void serverHighlight().catch(() => undefined);
   const closers: (() => Promise<unknown>)[] = [];
   let context: ResumableStreamContext;
   if (runtime.config.redisUrl) {

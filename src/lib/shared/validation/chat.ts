@@ -38,7 +38,4 @@ export const ListInput = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 
-/** The text of a UI message: its text parts joined. */
-export function textOfParts(parts: readonly { type: string; text?: string }[]): string {
-  return parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('');
-}
+export { textOfParts } from '../chat';
