@@ -148,7 +148,7 @@ export default function ChatView(props: Props) {
       <div className="chat-scroll" aria-live="polite">
         {chat.messages.length === 0 && (
           <div className="chat-welcome">
-            <h1>{t('chat.ui.welcome')}</h1>
+            <h2>{t('chat.ui.welcome')}</h2>
             <p className="muted">{t('chat.ui.welcomeLead')}</p>
           </div>
         )}

@@ -3,9 +3,6 @@ import type { Messages } from '../types';
 
 export default {
   'chat.title': 'AI chat',
-  'chat.empty': 'No conversations yet',
-  'chat.notConfigured': 'No AI model is configured on this site yet; chat starts once an administrator sets one up.',
-  'chat.back': 'Back to the home page',
   'chat.notFound': 'Conversation not found',
   'chat.modelUnavailable': 'This model is not available to you',
   'chat.noQuestion': 'Type a question first',

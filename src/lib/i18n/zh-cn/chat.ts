@@ -1,8 +1,5 @@
 export default {
   'chat.title': 'AI 对话',
-  'chat.empty': '还没有对话',
-  'chat.notConfigured': '本站尚未配置 AI 模型，管理员配置后即可开始对话。',
-  'chat.back': '返回首页',
   'chat.notFound': '对话不存在',
   'chat.modelUnavailable': '你不能使用这个模型',
   'chat.noQuestion': '请先输入问题',
