@@ -17,7 +17,8 @@ let loading: Promise<Render> | null = null;
  * not download it, and answers the server rendered do not wait for it.
  */
 function useRenderer(needed: boolean): Render | null {
-  const [render, setRender] = useState<Render | null>(renderer);
+  // A function as the initial state would be called as an initialiser: wrap it.
+  const [render, setRender] = useState<Render | null>(() => renderer);
   useEffect(() => {
     if (render || !needed) return;
     loading ??= import('../../lib/markdown/render').then((m) => (renderer = m.renderMarkdown));
