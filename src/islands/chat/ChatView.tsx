@@ -86,6 +86,8 @@ export default function ChatView(props: Props) {
     const last = chat.messages.at(-1);
     if (last?.role === 'user') {
       setInput((current) => current || textOfParts(last.parts as { type: string; text?: string }[]));
+      // Refused before any answer: the question leaves the conversation (and its tree) for the box.
+      setTree((old) => { const next = new Map(old); next.delete(last.id); return next; });
       chat.setMessages(chat.messages.slice(0, -1));
     }
   }, [chat.status]);
