@@ -103,3 +103,22 @@ describe('the site assistant', () => {
     expect([...pieces('数据库迁移 to PostgreSQL')].join('')).toBe('数据库迁移 to PostgreSQL');
   });
 });
+
+describe('RetrievalCache', () => {
+  it('answers a repeated question from memory, forgets the oldest beyond its size, and clears', async () => {
+    const { RetrievalCache } = await import('../../src/lib/server/chat/retrieve');
+    const cache = new RetrievalCache(2);
+    let loads = 0;
+    const load = async () => { loads++; return []; };
+    await cache.get('a', load);
+    await cache.get('a', load);
+    expect(loads).toBe(1);
+    await cache.get('b', load);
+    await cache.get('c', load);
+    await cache.get('a', load);
+    expect(loads).toBe(4);
+    cache.clear();
+    await cache.get('c', load);
+    expect(loads).toBe(5);
+  });
+});

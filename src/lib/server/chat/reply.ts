@@ -92,7 +92,8 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
 
   const timeZone = await runtime.site.get('time_zone', 'Asia/Shanghai');
   const day = dayBounds(timeZone);
-  const sources = await retrieve(runtime.db, question, { member, tokenBudget: settings.retrievalTokens });
+  const streams = await chatStreams(runtime);
+  const sources = await retrieve(runtime.db, question, { member, tokenBudget: settings.retrievalTokens }, streams.retrieval);
   const instructions = groundingInstructions(sources, await runtime.site.get('site_name', 'Atrium'), asker.locale);
 
   // Keep the newest history that fits the model's context with the instructions and room to answer.
@@ -130,7 +131,6 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
   await runtime.db.insert(chatReply).values({ id: replyId, chatId: input.id, userId: asker.userId, ip: asker.ip, model: modelName, free: free ? 1 : 0, createTime });
   if (member) await setLeaf(runtime.db, input.id, last.id, modelName);
 
-  const streams = await chatStreams(runtime);
   const controller = new AbortController();
   const untrack = streams.track(replyId, controller);
   const metaSources = sources.map((s) => sourceMeta(s, asker.link));

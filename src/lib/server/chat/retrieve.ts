@@ -116,10 +116,36 @@ async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
   return out;
 }
 
+/** Remembers passages per topic words (the same question is asked again and again) until docs or forum change. */
+export class RetrievalCache {
+  readonly #entries = new Map<string, { at: number; value: Promise<Source[]> }>();
+  constructor(private readonly max = 500, private readonly ttlMs = 10 * 60_000) {}
+
+  get(key: string, load: () => Promise<Source[]>): Promise<Source[]> {
+    const hit = this.#entries.get(key);
+    if (hit && Date.now() - hit.at < this.ttlMs) {
+      // Least recently used goes first: move the hit to the end.
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit.value;
+    }
+    const value = load();
+    this.#entries.set(key, { at: Date.now(), value });
+    value.catch(() => { if (this.#entries.get(key)?.value === value) this.#entries.delete(key); });
+    while (this.#entries.size > this.max) this.#entries.delete(this.#entries.keys().next().value!);
+    return value;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
 /** The best passages for a question within the budget, numbered from 1. */
-export async function retrieve(db: Db, question: string, options: RetrieveOptions): Promise<Source[]> {
+export async function retrieve(db: Db, question: string, options: RetrieveOptions, cache?: RetrievalCache): Promise<Source[]> {
   const words = keywordsOf(question);
   if (!words.length) return [];
+  if (cache) return cache.get(`${options.member ? 1 : 0}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
   const [docs, posts] = await Promise.all([docPassages(db, words, options.member), forumPassages(db, words)]);
   // Docs first (they are the reference), then forum answers, interleaved by score.
   const all = [...docs, ...posts].sort((a, b) => b.score - a.score);

@@ -5,11 +5,14 @@ import { EventEmitter } from 'node:events';
 import { createResumableStreamContext, type Publisher, type ResumableStreamContext, type Subscriber } from 'resumable-stream/generic';
 import type { Runtime } from '../runtime';
 import { serverHighlight } from '../../markdown/highlight.server';
+import { RetrievalCache } from './retrieve';
 
 const STOP_CHANNEL = 'chat:stop';
 
 export interface ChatStreams {
   context: ResumableStreamContext;
+  /** Passages per question, dropped when docs, forum or site settings change (here and, through the bus, everywhere). */
+  retrieval: RetrievalCache;
   /** Registers a running reply; the returned function unregisters it. */
   track(replyId: string, controller: AbortController): () => void;
   /** Stops a reply wherever it runs. */
@@ -90,12 +93,17 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
     context = createResumableStreamContext({ waitUntil: null, ...memoryPubSub(), keyPrefix: 'chat-stream' });
   }
   const controllers = new Map<string, AbortController>();
+  const retrieval = new RetrievalCache();
+  const offInvalidate = runtime.pageCache.onInvalidate((tags) => {
+    if (tags.some((t) => t === 'ask' || t === 'md' || t === 'site')) retrieval.clear();
+  });
   const unsubscribe = runtime.bus.subscribe(STOP_CHANNEL, (message) => {
     const id = (message as { id?: string }).id;
     if (id) controllers.get(id)?.abort('stop');
   });
   const streams: ChatStreams = {
     context,
+    retrieval,
     track(replyId, controller) {
       controllers.set(replyId, controller);
       return () => { if (controllers.get(replyId) === controller) controllers.delete(replyId); };
@@ -107,6 +115,8 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
     running: () => controllers.size,
     async close() {
       unsubscribe();
+      offInvalidate();
+      retrieval.clear();
       for (const c of controllers.values()) c.abort('shutdown');
       for (const close of closers) await close();
     },
