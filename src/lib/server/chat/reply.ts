@@ -176,14 +176,24 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
 async function streamAssistant(writer: UIMessageStreamWriter, answer: string, signal: AbortSignal): Promise<string> {
   writer.write({ type: 'text-start', id: 'text' });
   let text = '';
+  let batch = '';
   let n = 0;
+  // A few words per delta: it still streams, without a chunk (and its SSE frame) per word.
+  const flush = (): void => {
+    if (!batch) return;
+    text += batch;
+    writer.write({ type: 'text-delta', id: 'text', delta: batch });
+    batch = '';
+  };
   for (const piece of pieces(answer)) {
     if (signal.aborted) break;
-    text += piece;
-    writer.write({ type: 'text-delta', id: 'text', delta: piece });
+    batch += piece;
+    if (batch.length < 48) continue;
+    flush();
     // Let other requests run between pieces of a long answer.
-    if (++n % 16 === 0) await new Promise((r) => setImmediate(r));
+    if (++n % 8 === 0) await new Promise((r) => setImmediate(r));
   }
+  if (!signal.aborted) flush();
   writer.write({ type: 'text-end', id: 'text' });
   return text;
 }
