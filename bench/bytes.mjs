@@ -21,7 +21,7 @@ const looksLikeReact = (name, text) => {
   return hits;
 };
 
-function decode(res) {
+export function decode(res) {
   const enc = res.headers['content-encoding'];
   if (enc === 'br') return brotliDecompressSync(res.body);
   if (enc === 'gzip') return gunzipSync(res.body);
@@ -52,7 +52,7 @@ function htmlAssets(html) {
  * `export … from "./a.js"`) load with the page; dynamic `import("./a.js")` ones only when the code
  * runs that path, so they are listed but not counted in a first visit.
  */
-function jsImports(code) {
+export function jsImports(code) {
   const statics = new Set();
   const dynamics = new Set();
   for (const m of code.matchAll(/(?:^|[;}\s])(?:import|export)\s*(?:[\w$*{}\s,]+?\s*from\s*)?["'`]([^"'`\s]+\.m?js)["'`]/g)) statics.add(m[1]);

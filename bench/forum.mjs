@@ -74,7 +74,7 @@ export async function run(args, env, what) {
 
 export const migrate = (env) => run([join(ROOT, 'dist', 'atrium.mjs'), '--migrate-only'], env, 'migration');
 
-async function bundleGenerator() {
+export async function bundleGenerator() {
   const outfile = join(TMP, 'forum-data.mjs');
   await build({
     entryPoints: [join(ROOT, 'bench', 'lib', 'forum-data.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node22',
@@ -84,7 +84,7 @@ async function bundleGenerator() {
 }
 
 /** The cached PGlite data set for these sizes, generated first when missing. */
-async function dataSet(generator, posts, replies) {
+export async function dataSet(generator, posts, replies) {
   const key = `${posts}p-${replies}r-${dataHash(posts, replies)}`;
   const dir = join(CACHE, key);
   const manifestPath = join(dir, 'manifest.json');

@@ -17,7 +17,10 @@
 //   8. messages unread count ≥ 50 % of the cached home page's req/s; 10,000 idle streams ≤ 30 KB
 //               each (against a bare node:http SSE server); delivery p99 ≤ 250 ms over two
 //               instances on PostgreSQL + Redis (BENCH_MESSAGES_* in bench/messages.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market …] [-- --keep]
+//   9. chat     AI chat: time to first token added p95 ≤ 60 ms at 20 concurrent; 100 concurrent replies
+//               within RSS +100 MB and 10 % of the test server's pacing; /chat ≤ 150 KB compressed JS;
+//               site assistant p95 ≤ 150 ms on the forum data set (bench/chat.mjs)
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -38,8 +41,9 @@ import { forum } from './forum.mjs';
 import { docs } from './docs.mjs';
 import { market } from './market.mjs';
 import { messages } from './messages.mjs';
+import { chat } from './chat.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs, market, messages };
+const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

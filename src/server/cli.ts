@@ -24,6 +24,7 @@ import { translateAny } from '../lib/i18n';
 import { email as emailSchema, password as passwordSchema, username as usernameSchema } from '../lib/shared/validation/account';
 import { decideDeveloper, developerList, type DeveloperStatus } from '../lib/server/market/developers';
 import { decideModule, decideVersion, moduleIdByUid, versionIdOf } from '../lib/server/market/review';
+import { CHAT_USAGE, runChatCommand } from './chat-cli';
 
 /** Where a command writes: the terminal, or the socket of the CLI that asked. */
 export interface CliIo {
@@ -101,7 +102,7 @@ export async function runCommand(args: string[], runtime: Runtime, io: CliIo = P
   return sink.run(io, async () => {
     const [command = 'help', ...rest] = args;
     if (command === 'help' || command === '--help') {
-      stdout.write(USAGE);
+      stdout.write(USAGE + CHAT_USAGE);
       return args.length ? 0 : 2;
     }
     const before = command === 'config:set' && rest[0] ? (await runtime.site.all()).get(rest[0]) ?? '' : '';
@@ -113,6 +114,8 @@ export async function runCommand(args: string[], runtime: Runtime, io: CliIo = P
 
 async function dispatch(runtime: Runtime, command: string, rest: string[]): Promise<number> {
   {
+    const chat = command.startsWith('chat:') ? await runChatCommand(runtime, command, rest, { out: stdout.write, err: stderr.write }) : null;
+    if (chat !== null) return chat;
     switch (command) {
       case 'config:list': {
         for (const [name, value] of await runtime.site.all()) stdout.write(`${name}\t${name.endsWith('_secret') ? '(hidden)' : value}\n`);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { readMailSettings, type MailSettings } from './mail/mailer';
 import { parseTrustProxy, type ProxyTrust } from './proxy';
+import { readChatEnv, type ChatEnv } from './chat/env';
 
 /** Everything Atrium reads from the environment; README's configuration table lists the same. */
 export interface ServerConfig {
@@ -37,6 +38,8 @@ export interface ServerConfig {
   mail: MailSettings;
   /** Overrides the token HMAC key kept in the database. */
   tokenSecret: string | null;
+  /** The AI chat model configured by environment (CHAT_*), if any. */
+  chat: ChatEnv;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -75,6 +78,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logLevel: level as ServerConfig['logLevel'],
     mail: readMailSettings(env, resolve(root, env.DATA_DIR || 'data')),
     tokenSecret: env.TOKEN_SECRET || null,
+    chat: readChatEnv(env),
   };
 }
 

@@ -4,6 +4,7 @@ import { config, userGroup, userRule } from './schema';
 import { seedCategories } from '../ask/categories';
 import { ADMIN_ROOT_RULE, ADMIN_RULE_NAMES, ADMIN_SECTIONS } from '../admin/sections';
 import { MESSAGE_CONFIG } from '../messages/settings';
+import { CHAT_SETTINGS } from '../chat/settings';
 
 export const VERSION = 'v0.1.0';
 /** Group ids every site has: new members join MEMBER_GROUP; ADMIN_GROUP's rules are `*`. */
@@ -47,6 +48,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'backup_keep', group: 'backup', title: 'Nightly backups kept (0: no nightly backup)', type: 'number', value: '0', tip: 'Written to DATA_DIR/backups after 03:00 site time' },
   { name: 'upload_params', group: 'upload', title: 'Upload parameters', type: 'json', value: '{}', tip: 'A numeric "error" (with "message") rejects every upload with that code' },
   ...MESSAGE_CONFIG,
+  ...CHAT_SETTINGS,
 ];
 
 interface RuleSeed {

@@ -6,3 +6,4 @@ export * from './messages';
 export * from './modules';
 export * from './md';
 export * from './admin';
+export * from './chat';

@@ -1,0 +1,158 @@
+// The chat page: the conversation list (new, search, rename, delete; collapsible on phones) and
+// the conversation shown. Members' conversations come from the server, visitors' from this browser.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { generateId } from 'ai';
+import { translate, type Messages } from '../user/form-helpers';
+import { memberStore, visitorStore, type Summary } from './store';
+import type { Tree } from './tree';
+import ChatView, { type ModelOption } from './ChatView';
+import './chat.css';
+
+interface Props {
+  member: boolean;
+  models: ModelOption[];
+  defaultModel: string;
+  messages: Messages;
+  locale: string;
+  maxQuestion: number;
+  signInUrl: string;
+}
+
+interface Open { id: string; tree: Tree; leafId: string; title: string }
+
+const MODEL_KEY = 'atrium-chat:model';
+const CHAT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function chatInUrl(): string {
+  const id = new URLSearchParams(location.search).get('c') ?? '';
+  return CHAT_ID.test(id) ? id : '';
+}
+
+function putInUrl(id: string): void {
+  const url = new URL(location.href);
+  if (id) url.searchParams.set('c', id); else url.searchParams.delete('c');
+  history.replaceState(history.state, '', url);
+}
+
+export default function ChatApp(props: Props) {
+  const t = (key: string, values?: Record<string, string | number>): string => translate(props.messages, key, values);
+  const store = props.member ? memberStore : visitorStore;
+  const [list, setList] = useState<Summary[]>([]);
+  const [q, setQ] = useState('');
+  const [open, setOpen] = useState<Open | null>(null);
+  const [model, setModel] = useState(props.defaultModel);
+  const [renaming, setRenaming] = useState<{ id: string; title: string } | null>(null);
+  const [menu, setMenu] = useState(false);
+  const current = useRef<Open | null>(null);
+  current.current = open;
+
+  const refresh = useCallback(async (query = q): Promise<void> => {
+    try { setList(await store.list(query)); } catch { /* the list stays as it was */ }
+  }, [q, store]);
+
+  const startNew = (): void => {
+    setOpen({ id: generateId(), tree: new Map(), leafId: '', title: '' });
+    putInUrl('');
+    setMenu(false);
+  };
+
+  const show = async (id: string): Promise<void> => {
+    const loaded = await store.load(id);
+    if (!loaded) { startNew(); return; }
+    setOpen({ id, tree: loaded.tree, leafId: loaded.leafId, title: loaded.title });
+    if (loaded.model && props.models.some((m) => m.name === loaded.model)) setModel(loaded.model);
+    putInUrl(id);
+    setMenu(false);
+  };
+
+  useEffect(() => {
+    const saved = localStorage.getItem(MODEL_KEY);
+    if (saved && props.models.some((m) => m.name === saved)) setModel(saved);
+    const id = chatInUrl();
+    if (id) void show(id); else startNew();
+    void refresh('');
+  }, []);
+
+  useEffect(() => {
+    const timer = setTimeout(() => void refresh(q), 250);
+    return () => clearTimeout(timer);
+  }, [q]);
+
+  const pickModel = (name: string): void => {
+    setModel(name);
+    try { localStorage.setItem(MODEL_KEY, name); } catch { /* private mode */ }
+  };
+
+  const wasBusy = useRef(false);
+  const onChange = (tree: Tree, leafId: string, busy: boolean): void => {
+    const now = current.current;
+    if (!now || !tree.size) return;
+    const first = [...tree.values()].find((n) => n.role === 'user');
+    const title = now.title || (first ? Array.from(first.text.replace(/\s+/g, ' ').trim()).slice(0, 40).join('') : '');
+    if (!chatInUrl()) putInUrl(now.id);
+    if (!props.member) store.save(now.id, title, tree, leafId, model);
+    if (title !== now.title) setOpen({ ...now, title });
+    // The list learns of a conversation when its first answer starts and when each ends.
+    if (busy !== wasBusy.current || !list.some((s) => s.id === now.id)) void refresh();
+    wasBusy.current = busy;
+  };
+
+  const rename = async (): Promise<void> => {
+    if (!renaming) return;
+    const title = renaming.title.trim().slice(0, 100);
+    if (title) await store.rename(renaming.id, title).catch(() => undefined);
+    setRenaming(null);
+    await refresh();
+  };
+
+  const remove = async (id: string): Promise<void> => {
+    if (!confirm(t('chat.ui.deleteConfirm'))) return;
+    await store.remove(id).catch(() => undefined);
+    if (open?.id === id) startNew();
+    await refresh();
+  };
+
+  return (
+    <div className={`chat-app${menu ? ' menu-open' : ''}`}>
+      <aside className="chat-side" id="chat-side" aria-label={t('chat.ui.conversations')}>
+        <div className="chat-side-head">
+          <button type="button" className="btn btn-primary" onClick={startNew}>{t('chat.ui.new')}</button>
+          <button type="button" className="btn chat-close" onClick={() => setMenu(false)} aria-label={t('chat.ui.close')}>×</button>
+        </div>
+        <input type="search" className="input" value={q} placeholder={t('chat.ui.search')} aria-label={t('chat.ui.search')} maxLength={100} onChange={(e) => setQ(e.target.value)} />
+        <nav className="chat-list">
+          {list.length === 0 && <p className="muted">{t('chat.ui.noConversations')}</p>}
+          {list.map((s) => (
+            <div key={s.id} className={`chat-item${open?.id === s.id ? ' active' : ''}`}>
+              {renaming?.id === s.id ? (
+                <form onSubmit={(e) => { e.preventDefault(); void rename(); }} className="chat-rename">
+                  <input className="input" value={renaming.title} maxLength={100} aria-label={t('chat.ui.rename')} autoFocus onChange={(e) => setRenaming({ id: s.id, title: e.target.value })} />
+                  <button type="submit" className="btn btn-sm">{t('chat.ui.save')}</button>
+                </form>
+              ) : (
+                <>
+                  <a href={`?c=${s.id}`} aria-current={open?.id === s.id ? 'page' : undefined} onClick={(e) => { e.preventDefault(); void show(s.id); }}>{s.title || '…'}</a>
+                  <span className="chat-item-tools">
+                    <button type="button" className="btn btn-sm" onClick={() => setRenaming({ id: s.id, title: s.title })} aria-label={`${t('chat.ui.rename')}: ${s.title}`}>✎</button>
+                    <button type="button" className="btn btn-sm" onClick={() => void remove(s.id)} aria-label={`${t('chat.ui.delete')}: ${s.title}`}>×</button>
+                  </span>
+                </>
+              )}
+            </div>
+          ))}
+        </nav>
+        {!props.member && <p className="muted chat-note">{t('chat.ui.visitorNote')} <a href={props.signInUrl}>{t('chat.ui.signIn')}</a></p>}
+      </aside>
+      <section className="chat-main">
+        <div className="chat-topbar">
+          <button type="button" className="btn chat-menu" aria-controls="chat-side" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰ {t('chat.ui.menu')}</button>
+          <span className="chat-title">{open?.title}</span>
+        </div>
+        {open && (
+          <ChatView key={open.id} chatId={open.id} tree={open.tree} leafId={open.leafId} model={model} models={props.models}
+            messages={props.messages} locale={props.locale} maxQuestion={props.maxQuestion} onModel={pickModel} onChange={onChange} />
+        )}
+      </section>
+    </div>
+  );
+}

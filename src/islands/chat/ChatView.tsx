@@ -1,0 +1,234 @@
+// One conversation: the messages of the branch shown, streaming through the AI SDK's useChat.
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useChat } from '@ai-sdk/react';
+import { DefaultChatTransport, type UIMessage } from 'ai';
+import { getToken } from '../../lib/client/auth-token';
+import { textOfParts, type ChatMetadata } from '../../lib/shared/chat';
+import { mergeBranch, newestLeaf, pathTo, siblingsOf, type ChatNode, type Tree } from './tree';
+import { translate, type Messages } from '../user/form-helpers';
+import MessageBody from './MessageBody';
+
+type Message = UIMessage<ChatMetadata>;
+
+export interface ModelOption { name: string; title: string; assistant: boolean; pricePer1k: number; pricePerMessage: number; freeDaily: number; freeUnit: string }
+
+interface Props {
+  chatId: string;
+  tree: Tree;
+  leafId: string;
+  model: string;
+  models: ModelOption[];
+  messages: Messages;
+  locale: string;
+  maxQuestion: number;
+  onModel(name: string): void;
+  /** The tree changed (a message came or a branch was picked). */
+  onChange(tree: Tree, leafId: string, busy: boolean): void;
+}
+
+const toMessage = (n: ChatNode): Message => ({ id: n.id, role: n.role, parts: [{ type: 'text', text: n.text }], metadata: n.metadata });
+
+/** The error text a failed send carries: the envelope's message when there is one. */
+function errorText(error: Error, fallback: string): string {
+  try {
+    const parsed = JSON.parse(error.message) as { msg?: string };
+    if (parsed.msg) return parsed.msg;
+  } catch { /* not an envelope */ }
+  return error.message && !/^(Failed to fetch|NetworkError|Load failed)/i.test(error.message) ? error.message : fallback;
+}
+
+export default function ChatView(props: Props) {
+  const { chatId, messages: dict, models } = props;
+  const t = (key: string, values?: Record<string, string | number>): string => translate(dict, key, values);
+  const [tree, setTree] = useState<Tree>(props.tree);
+  const [input, setInput] = useState('');
+  const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
+  const [copied, setCopied] = useState('');
+  const modelRef = useRef(props.model);
+  modelRef.current = props.model;
+  const composing = useRef(false);
+  const endRef = useRef<HTMLDivElement>(null);
+
+  const transport = useMemo(() => new DefaultChatTransport<Message>({
+    api: '/api/chat/send',
+    credentials: 'same-origin',
+    headers: () => ({ 'think-lang': props.locale, ...(getToken() ? { 'ba-user-token': getToken() } : {}) }) as Record<string, string>,
+    prepareSendMessagesRequest: ({ id, messages, headers }) => ({
+      headers,
+      body: { id, model: modelRef.current, messages: messages.map((m) => ({ id: m.id, role: m.role, parts: [{ type: 'text', text: textOfParts(m.parts as { type: string; text?: string }[]) }] })) },
+    }),
+    prepareReconnectToStreamRequest: ({ id, headers }) => ({ api: `/api/chat/stream?id=${encodeURIComponent(id)}`, headers }),
+  }), [props.locale]);
+
+  // An answer still being written when the page was left is resumed, not shown half.
+  const initial = useMemo(() => {
+    const path = pathTo(props.tree, props.leafId);
+    if (path.at(-1)?.role === 'assistant' && !path.at(-1)?.metadata?.status) path.pop();
+    return path.map(toMessage);
+  }, []);
+
+  const chat = useChat<Message>({ id: chatId, messages: initial, transport, resume: true, throttle: 40 });
+  const busy = chat.status === 'submitted' || chat.status === 'streaming';
+
+  // Every message the chat shows joins the tree.
+  useEffect(() => {
+    const branch = chat.messages.map((m) => ({ id: m.id, role: m.role as 'user' | 'assistant', text: textOfParts(m.parts as { type: string; text?: string }[]), metadata: m.metadata }));
+    const next = mergeBranch(tree, branch);
+    if (next !== tree) setTree(next);
+    props.onChange(next, branch.at(-1)?.id ?? '', busy);
+  }, [chat.messages, busy]);
+
+  useEffect(() => { endRef.current?.scrollIntoView({ block: 'end' }); }, [chat.messages.length, busy]);
+
+  // A refused question (quota, length) goes back into the box: nothing typed is lost.
+  useEffect(() => {
+    if (chat.status !== 'error') return;
+    const last = chat.messages.at(-1);
+    if (last?.role === 'user') {
+      setInput((current) => current || textOfParts(last.parts as { type: string; text?: string }[]));
+      // Refused before any answer: the question leaves the conversation (and its tree) for the box.
+      setTree((old) => { const next = new Map(old); next.delete(last.id); return next; });
+      chat.setMessages(chat.messages.slice(0, -1));
+    }
+  }, [chat.status]);
+
+  const send = (): void => {
+    const text = input.trim();
+    if (!text || busy) return;
+    if (Array.from(text).length > props.maxQuestion) return;
+    setInput('');
+    void chat.sendMessage({ text });
+  };
+
+  const stop = async (): Promise<void> => {
+    await fetch('/api/chat/stop', {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...(getToken() ? { 'ba-user-token': getToken() } : {}) },
+      body: JSON.stringify({ id: chatId }),
+    }).catch(() => undefined);
+    await chat.stop();
+    const last = chat.messages.at(-1);
+    if (last?.role === 'assistant') {
+      chat.setMessages(chat.messages.map((m) => (m.id === last.id ? { ...m, metadata: { ...m.metadata, status: 'stopped' } } : m)));
+    }
+  };
+
+  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>, submit: () => void): void => {
+    // IME composition (Chinese, Japanese) uses Enter to pick characters: never send then.
+    if (event.key !== 'Enter' || event.shiftKey || composing.current || event.nativeEvent.isComposing || event.keyCode === 229) return;
+    event.preventDefault();
+    submit();
+  };
+
+  const showBranch = (node: ChatNode): void => {
+    const leaf = newestLeaf(tree, node.id);
+    chat.setMessages(pathTo(tree, leaf).map(toMessage));
+  };
+
+  const saveEdit = (): void => {
+    if (!editing || busy) return;
+    const text = editing.text.trim();
+    if (!text) return;
+    const node = tree.get(editing.id);
+    setEditing(null);
+    // The edited question is a new message after the same parent: the old branch stays.
+    const keep = node?.parentId ? pathTo(tree, node.parentId).map(toMessage) : [];
+    chat.setMessages(keep);
+    void chat.sendMessage({ text });
+  };
+
+  const copy = async (id: string, text: string): Promise<void> => {
+    try { await navigator.clipboard.writeText(text); setCopied(id); setTimeout(() => setCopied(''), 1500); } catch { /* no clipboard */ }
+  };
+
+  const priceOf = (m: ModelOption): string => (m.assistant || (!m.pricePer1k && !m.pricePerMessage) ? t('chat.ui.free') : t('chat.ui.price', { points: m.pricePerMessage || m.pricePer1k }));
+  const error = chat.error ? errorText(chat.error, t('chat.ui.failed')) : '';
+  const lastId = chat.messages.at(-1)?.id;
+
+  return (
+    <div className="chat-view">
+      <div className="chat-scroll" aria-live="polite">
+        {chat.messages.length === 0 && (
+          <div className="chat-welcome">
+            <h2>{t('chat.ui.welcome')}</h2>
+            <p className="muted">{t('chat.ui.welcomeLead')}</p>
+          </div>
+        )}
+        {chat.messages.map((m) => {
+          const node = tree.get(m.id);
+          const siblings = node ? siblingsOf(tree, node) : [];
+          const index = node ? siblings.findIndex((s) => s.id === node.id) : -1;
+          const text = textOfParts(m.parts as { type: string; text?: string }[]);
+          const streaming = busy && m.id === lastId && m.role === 'assistant';
+          return (
+            <article key={m.id} className={`chat-msg chat-${m.role}`} data-role={m.role} aria-label={m.role === 'user' ? t('chat.ui.you') : t('chat.ui.answer')}>
+              {editing?.id === m.id ? (
+                <div className="chat-edit">
+                  <textarea value={editing.text} rows={3} aria-label={t('chat.ui.edit')} maxLength={props.maxQuestion}
+                    onChange={(e) => setEditing({ id: m.id, text: e.target.value })}
+                    onCompositionStart={() => { composing.current = true; }} onCompositionEnd={() => { composing.current = false; }}
+                    onKeyDown={(e) => onKey(e, saveEdit)} />
+                  <div className="chat-actions">
+                    <button type="button" className="btn btn-primary" onClick={saveEdit}>{t('chat.ui.send')}</button>
+                    <button type="button" className="btn" onClick={() => setEditing(null)}>{t('chat.ui.cancel')}</button>
+                  </div>
+                </div>
+              ) : m.role === 'user' ? (
+                <div className="chat-bubble">{text}</div>
+              ) : (
+                <MessageBody text={text} metadata={m.metadata} streaming={streaming} messages={dict} />
+              )}
+              {!streaming && editing?.id !== m.id && (
+                <div className="chat-actions">
+                  {siblings.length > 1 && (
+                    <span className="chat-branch">
+                      <button type="button" className="btn btn-sm" aria-label={t('chat.ui.prev')} disabled={busy || index <= 0} onClick={() => showBranch(siblings[index - 1]!)}>‹</button>
+                      <span aria-label={t('chat.ui.branch', { n: index + 1, total: siblings.length })}>{index + 1}/{siblings.length}</span>
+                      <button type="button" className="btn btn-sm" aria-label={t('chat.ui.next')} disabled={busy || index >= siblings.length - 1} onClick={() => showBranch(siblings[index + 1]!)}>›</button>
+                    </span>
+                  )}
+                  {m.role === 'user' ? (
+                    <button type="button" className="btn btn-sm" disabled={busy} onClick={() => setEditing({ id: m.id, text })}>{t('chat.ui.edit')}</button>
+                  ) : (
+                    <>
+                      <button type="button" className="btn btn-sm" onClick={() => void copy(m.id, text)}>{copied === m.id ? t('chat.ui.copied') : t('chat.ui.copy')}</button>
+                      {m.id === lastId && <button type="button" className="btn btn-sm" disabled={busy} onClick={() => void chat.regenerate()}>{t('chat.ui.regenerate')}</button>}
+                      {m.metadata?.status === 'stopped' && <span className="muted">{t('chat.ui.stopped')}</span>}
+                      {!!m.metadata?.points && <span className="muted">{t('chat.ui.charged', { points: m.metadata.points })}</span>}
+                    </>
+                  )}
+                </div>
+              )}
+            </article>
+          );
+        })}
+        {chat.status === 'submitted' && <p className="chat-thinking muted" role="status">{t('chat.ui.thinking')}</p>}
+        {error && (
+          <div className="chat-error" role="alert">
+            <span>{error}</span>
+            {chat.messages.at(-1)?.role === 'assistant' && <button type="button" className="btn btn-sm" onClick={() => void chat.regenerate()}>{t('chat.ui.retry')}</button>}
+          </div>
+        )}
+        <div ref={endRef} />
+      </div>
+      <form className="chat-compose" onSubmit={(e) => { e.preventDefault(); send(); }}>
+        <textarea value={input} rows={2} placeholder={t('chat.ui.placeholder')} aria-label={t('chat.ui.placeholder')}
+          onChange={(e) => setInput(e.target.value)}
+          onCompositionStart={() => { composing.current = true; }} onCompositionEnd={() => { composing.current = false; }}
+          onKeyDown={(e) => onKey(e, send)} />
+        {Array.from(input).length > props.maxQuestion && <p className="field-error">{t('chat.questionTooLong', { max: props.maxQuestion })}</p>}
+        <div className="chat-compose-bar">
+          <label className="chat-model">
+            <span>{t('chat.ui.model')}</span>
+            <select value={props.model} onChange={(e) => props.onModel(e.target.value)} disabled={busy}>
+              {models.map((m) => <option key={m.name} value={m.name}>{`${m.title} · ${priceOf(m)}`}</option>)}
+            </select>
+          </label>
+          {busy
+            ? <button type="button" className="btn" onClick={() => void stop()}>{t('chat.ui.stop')}</button>
+            : <button type="submit" className="btn btn-primary" disabled={!input.trim()}>{t('chat.ui.send')}</button>}
+        </div>
+      </form>
+    </div>
+  );
+}

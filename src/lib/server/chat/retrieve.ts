@@ -1,0 +1,174 @@
+// Grounding: what the site itself says about a question. Docs sections (members-only books only for
+// members) and forum posts with their accepted answers, found with the site's own search, cut to a
+// token budget and numbered for the model (and the site assistant) to cite as [1], [2], ….
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { askPost, askReply, mdBook, mdPage, mdSection } from '../db/schema';
+import { plainText, searchQuery } from '../search/text';
+import { searchPosts } from '../ask/search';
+
+export interface Source {
+  /** 1-based: the model cites it as [n]. */
+  n: number;
+  kind: 'doc' | 'post' | 'answer';
+  title: string;
+  heading: string;
+  /** App path with the anchor: `/md/book/page#heading` or `/ask/info/1#reply-2`. */
+  url: string;
+  text: string;
+}
+
+export interface RetrieveOptions {
+  /** Members see members-only books. */
+  member: boolean;
+  /** Rough token budget of all passages together (a token ≈ 4 Latin characters or 1.5 CJK). */
+  tokenBudget: number;
+  /** Most passages to keep. */
+  limit?: number;
+}
+
+// Words that carry no topic: asking words in both languages.
+const STOP = new Set(('a an the and or but of to in on at for from by with into about how what why when where which who whom whose is are was were be been being do does did '
+  + 'can could should would will shall may might must i me my we our you your it its this that these those there here please help want need get use using make '
+  + 'not no yes if then than so as any some all more most other such only own same too very just also')
+  .split(' '));
+const CJK_STOP = new Set(['如何', '怎么', '怎样', '怎么样', '什么', '为什么', '哪里', '哪个', '哪些', '可以', '能否', '是否', '能不能', '请问', '一下', '我们', '你们', '他们', '这个', '那个', '这些', '那些', '的', '了', '吗', '呢', '吧', '啊', '把', '将', '到', '在', '和', '与', '或', '是', '有', '我', '你', '他', '她', '它', '要', '想', '能', '会', '用', '给', '让', '从', '对', '中', '上', '下', '里', '去', '来', '也', '都', '就', '还', '又', '很', '个', '该', '应该', '需要']);
+const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]/u;
+const SEGMENTER = new Intl.Segmenter('zh', { granularity: 'word' });
+
+/** The topic words of a question, longest first (the most specific), at most eight. */
+export function keywordsOf(question: string): string[] {
+  const words: string[] = [];
+  for (const seg of SEGMENTER.segment(question.normalize('NFKC').toLowerCase())) {
+    if (!seg.isWordLike) continue;
+    const w = seg.segment;
+    if (CJK.test(w) ? CJK_STOP.has(w) || Array.from(w).length < 2 : STOP.has(w) || w.length < 2) continue;
+    if (!words.includes(w)) words.push(w);
+  }
+  // Adjacent CJK words are often one term split apart (迁移 到 → 迁移): keep them as they are.
+  return words.sort((a, b) => Array.from(b).length - Array.from(a).length).slice(0, 8);
+}
+
+/** Tokens a passage costs, roughly: CJK characters count more than Latin ones. */
+export function estimateTokens(text: string): number {
+  let cjk = 0;
+  for (const ch of text) if (CJK.test(ch)) cjk++;
+  return Math.ceil(cjk / 1.5 + (text.length - cjk) / 4);
+}
+
+function anyOf(words: string[]): string | null {
+  const parts = words.map((w) => searchQuery(w)?.query).filter((q): q is string => !!q);
+  return parts.length ? parts.map((p) => `(${p})`).join(' | ') : null;
+}
+
+function cut(text: string, tokens: number): string {
+  if (estimateTokens(text) <= tokens) return text;
+  let out = '';
+  for (const ch of text) {
+    out += ch;
+    if (estimateTokens(out) >= tokens) break;
+  }
+  return `${out.trimEnd()}…`;
+}
+
+interface Passage { kind: Source['kind']; title: string; heading: string; url: string; text: string; score: number }
+
+async function docPassages(db: Db, words: string[], member: boolean): Promise<Passage[]> {
+  const query = anyOf(words);
+  if (!query) return [];
+  const q = sql`${query}::tsquery`;
+  const rows = await db.select({
+    book: mdBook.name, page: mdPage.name, pageTitle: mdPage.title, anchor: mdSection.anchor, heading: mdSection.heading, text: mdSection.text,
+    rank: sql<number>`ts_rank(${mdSection.searchVector}, ${q})`,
+  }).from(mdSection).innerJoin(mdPage, eq(mdPage.id, mdSection.pageId)).innerJoin(mdBook, eq(mdBook.id, mdSection.bookId))
+    .where(and(sql`${mdSection.searchVector} @@ ${q}`, member ? undefined : eq(mdBook.visibility, 'public')))
+    .orderBy(desc(sql`ts_rank(${mdSection.searchVector}, ${q})`), mdSection.id).limit(6);
+  return rows.filter((r) => r.text.trim()).map((r) => ({
+    kind: 'doc', title: r.pageTitle, heading: r.heading, url: `/md/${r.book}/${r.page}${r.anchor ? `#${encodeURIComponent(r.anchor)}` : ''}`,
+    text: r.text, score: Number(r.rank) * 10 + 1,
+  }));
+}
+
+/** Forum posts: the site's forum search with all topic words, then fewer until something is found. */
+async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
+  const attempts = [words.slice(0, 4), words.slice(0, 2), words.slice(0, 1)].filter((a, i, all) => a.length && (i === 0 || a.length < all[i - 1]!.length));
+  let found: { id: number; title: string }[] = [];
+  for (const attempt of attempts) {
+    const hits = await searchPosts(db, { keywords: attempt.join(' ').slice(0, 100), sort: 'relevance', page: 1, limit: 4 });
+    if (hits.list.length) { found = hits.list; break; }
+  }
+  if (!found.length) return [];
+  const ids = found.map((p) => p.id);
+  const [posts, answers] = await Promise.all([
+    db.select({ id: askPost.id, body: askPost.body, accepted: askPost.acceptedReplyId }).from(askPost).where(inArray(askPost.id, ids)),
+    db.select({ id: askReply.id, postId: askReply.postId, body: askReply.body }).from(askReply)
+      .innerJoin(askPost, and(eq(askPost.acceptedReplyId, askReply.id), eq(askPost.id, askReply.postId)))
+      .where(and(inArray(askReply.postId, ids), eq(askReply.status, 'published'))),
+  ]);
+  const out: Passage[] = [];
+  found.forEach((p, i) => {
+    const post = posts.find((r) => r.id === p.id);
+    const answer = answers.find((a) => a.postId === p.id);
+    const score = 1 - i * 0.1;
+    if (answer) out.push({ kind: 'answer', title: p.title, heading: '', url: `/ask/info/${p.id}#reply-${answer.id}`, text: plainText(answer.body), score: score + 0.2 });
+    if (post) out.push({ kind: 'post', title: p.title, heading: '', url: `/ask/info/${p.id}`, text: plainText(post.body), score });
+  });
+  return out;
+}
+
+/** Remembers passages per topic words (the same question is asked again and again) until docs or forum change. */
+export class RetrievalCache {
+  readonly #entries = new Map<string, { at: number; value: Promise<Source[]> }>();
+  constructor(private readonly max = 500, private readonly ttlMs = 10 * 60_000) {}
+
+  get(key: string, load: () => Promise<Source[]>): Promise<Source[]> {
+    const hit = this.#entries.get(key);
+    if (hit && Date.now() - hit.at < this.ttlMs) {
+      // Least recently used goes first: move the hit to the end.
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit.value;
+    }
+    const value = load();
+    this.#entries.set(key, { at: Date.now(), value });
+    value.catch(() => { if (this.#entries.get(key)?.value === value) this.#entries.delete(key); });
+    while (this.#entries.size > this.max) this.#entries.delete(this.#entries.keys().next().value!);
+    return value;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+/** The best passages for a question within the budget, numbered from 1. */
+export async function retrieve(db: Db, question: string, options: RetrieveOptions, cache?: RetrievalCache): Promise<Source[]> {
+  const words = keywordsOf(question);
+  if (!words.length) return [];
+  if (cache) return cache.get(`${options.member ? 1 : 0}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
+  const [docs, posts] = await Promise.all([docPassages(db, words, options.member), forumPassages(db, words)]);
+  // Docs first (they are the reference), then forum answers, interleaved by score.
+  const all = [...docs, ...posts].sort((a, b) => b.score - a.score);
+  const limit = options.limit ?? 6;
+  const perPassage = Math.max(80, Math.floor(options.tokenBudget / Math.min(limit, Math.max(1, all.length))));
+  const sources: Source[] = [];
+  let used = 0;
+  for (const p of all) {
+    if (sources.length >= limit || used >= options.tokenBudget) break;
+    if (sources.some((s) => s.url === p.url)) continue;
+    const text = cut(p.text.replace(/\s+/g, ' ').trim(), Math.min(perPassage, options.tokenBudget - used));
+    used += estimateTokens(text);
+    sources.push({ n: sources.length + 1, kind: p.kind, title: p.title, heading: p.heading, url: p.url, text });
+  }
+  return sources;
+}
+
+/** The instructions that ground a generative model in the sources. */
+export function groundingInstructions(sources: Source[], siteName: string, locale: 'zh-cn' | 'en'): string {
+  const lang = locale === 'zh-cn' ? 'Answer in the language of the question (Chinese if unsure).' : 'Answer in the language of the question (English if unsure).';
+  const head = `You are the assistant of ${siteName}, a community site. Answer from the numbered sources below when they help, `
+    + 'and cite each fact you take from them as [n] right after it. If the sources do not cover the question, say so briefly, then answer from general knowledge without citations. '
+    + `${lang} Use markdown.`;
+  if (!sources.length) return `${head}\n\nNo sources matched this question.`;
+  return `${head}\n\nSources:\n${sources.map((s) => `[${s.n}] ${s.title}${s.heading && s.heading !== s.title ? ` — ${s.heading}` : ''}\n${s.text}`).join('\n\n')}`;
+}

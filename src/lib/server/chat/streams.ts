@@ -1,0 +1,133 @@
+// Running replies: each is a resumable stream (resumable-stream, with Redis when REDIS_URL is set so
+// another instance can resume it, in this process otherwise) and an abort controller that a stop
+// on any instance reaches through the bus.
+import { EventEmitter } from 'node:events';
+import { createResumableStreamContext, type Publisher, type ResumableStreamContext, type Subscriber } from 'resumable-stream/generic';
+import type { Runtime } from '../runtime';
+import { serverHighlight } from '../../markdown/highlight.server';
+import { RetrievalCache } from './retrieve';
+
+const STOP_CHANNEL = 'chat:stop';
+
+export interface ChatStreams {
+  context: ResumableStreamContext;
+  /** Passages per question, dropped when docs, forum or site settings change (here and, through the bus, everywhere). */
+  retrieval: RetrievalCache;
+  /** Registers a running reply; the returned function unregisters it. */
+  track(replyId: string, controller: AbortController): () => void;
+  /** Stops a reply wherever it runs. */
+  stop(replyId: string): Promise<void>;
+  /** How many replies this instance is generating. */
+  running(): number;
+  close(): Promise<void>;
+}
+
+/** Redis-like publisher and subscriber kept in this process, with key expiry. */
+function memoryPubSub(): { publisher: Publisher; subscriber: Subscriber } {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  const values = new Map<string, { value: string; expires: number }>();
+  const read = (key: string): string | null => {
+    const entry = values.get(key);
+    if (!entry) return null;
+    if (entry.expires && entry.expires < Date.now()) { values.delete(key); return null; }
+    return entry.value;
+  };
+  const sweep = setInterval(() => { for (const key of values.keys()) read(key); }, 60_000);
+  sweep.unref();
+  const listeners = new Map<string, (message: string) => void>();
+  return {
+    publisher: {
+      connect: async () => undefined,
+      publish: async (channel, message) => { const n = emitter.listenerCount(channel); emitter.emit(channel, message); return n; },
+      set: async (key, value, options) => { values.set(key, { value, expires: options?.EX ? Date.now() + options.EX * 1000 : 0 }); return 'OK'; },
+      get: async (key) => read(key),
+      incr: async (key) => {
+        const next = Number(read(key) ?? 0) + 1;
+        const old = values.get(key);
+        values.set(key, { value: String(next), expires: old?.expires ?? 0 });
+        return next;
+      },
+    },
+    subscriber: {
+      connect: async () => undefined,
+      subscribe: async (channel, callback) => { listeners.set(channel, callback); emitter.on(channel, callback); },
+      unsubscribe: async (channel) => {
+        const callback = listeners.get(channel);
+        if (callback) emitter.off(channel, callback);
+        listeners.delete(channel);
+      },
+    },
+  };
+}
+
+const contexts = new WeakMap<Runtime, Promise<ChatStreams>>();
+
+/** The chat streams of this runtime, made on first use. */
+export function chatStreams(runtime: Runtime): Promise<ChatStreams> {
+  let made = contexts.get(runtime);
+  if (!made) {
+    made = createChatStreams(runtime);
+    contexts.set(runtime, made);
+    // The runtime closes what it made; these are made later, so they join its close.
+    const close = runtime.close.bind(runtime);
+    runtime.close = async () => { await closeChatStreams(runtime); await close(); };
+  }
+  return made;
+}
+
+async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
+  // Answers end with their highlighted HTML: load the highlighter while the first one streams.
+  void serverHighlight().catch(() => undefined);
+  const closers: (() => Promise<unknown>)[] = [];
+  let context: ResumableStreamContext;
+  if (runtime.config.redisUrl) {
+    const { Redis } = await import('ioredis');
+    const publisher = new Redis(runtime.config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    const subscriber = new Redis(runtime.config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    await Promise.all([publisher.connect(), subscriber.connect()]);
+    closers.push(async () => { publisher.disconnect(); subscriber.disconnect(); });
+    const { createResumableStreamContext: redisContext } = await import('resumable-stream/ioredis');
+    context = redisContext({ waitUntil: null, publisher, subscriber, keyPrefix: `${runtime.config.redisPrefix}chat-stream` });
+  } else {
+    context = createResumableStreamContext({ waitUntil: null, ...memoryPubSub(), keyPrefix: 'chat-stream' });
+  }
+  const controllers = new Map<string, AbortController>();
+  const retrieval = new RetrievalCache();
+  const offInvalidate = runtime.pageCache.onInvalidate((tags) => {
+    if (tags.some((t) => t === 'ask' || t === 'md' || t === 'site')) retrieval.clear();
+  });
+  const unsubscribe = runtime.bus.subscribe(STOP_CHANNEL, (message) => {
+    const id = (message as { id?: string }).id;
+    if (id) controllers.get(id)?.abort('stop');
+  });
+  const streams: ChatStreams = {
+    context,
+    retrieval,
+    track(replyId, controller) {
+      controllers.set(replyId, controller);
+      return () => { if (controllers.get(replyId) === controller) controllers.delete(replyId); };
+    },
+    async stop(replyId) {
+      controllers.get(replyId)?.abort('stop');
+      await runtime.bus.publish(STOP_CHANNEL, { id: replyId });
+    },
+    running: () => controllers.size,
+    async close() {
+      unsubscribe();
+      offInvalidate();
+      retrieval.clear();
+      for (const c of controllers.values()) c.abort('shutdown');
+      for (const close of closers) await close();
+    },
+  };
+  return streams;
+}
+
+/** Ends this runtime's chat streams (at shutdown). */
+export async function closeChatStreams(runtime: Runtime): Promise<void> {
+  const made = contexts.get(runtime);
+  if (!made) return;
+  contexts.delete(runtime);
+  await (await made).close();
+}

@@ -1,0 +1,46 @@
+// What the chat server and the chat page agree on: message metadata and citation links.
+
+export interface SourceMeta {
+  n: number;
+  kind: 'doc' | 'post' | 'answer';
+  title: string;
+  heading: string;
+  url: string;
+  /** The passage, shortened, for the hover preview. */
+  excerpt: string;
+}
+
+export interface ChatMetadata {
+  model?: string;
+  sources?: SourceMeta[];
+  /** The finished answer through the shared markdown pipeline, code highlighted. */
+  html?: string;
+  status?: 'done' | 'stopped' | 'failed';
+  points?: number;
+  tokens?: number;
+  createTime?: number;
+}
+
+/**
+ * Turns `[1]` citations into markdown links to their sources (titled with the source's name), so
+ * the markdown pipeline renders them as links; `[1](…)` links and `[1]: …` definitions stay.
+ */
+export function linkCitations(text: string, sources: readonly Pick<SourceMeta, 'n' | 'url' | 'title' | 'heading'>[]): string {
+  if (!sources.length) return text;
+  let fence = false;
+  return text.split('\n').map((line) => {
+    if (/^ {0,3}(```|~~~)/.test(line)) { fence = !fence; return line; }
+    if (fence) return line;
+    return line.replace(/(?<![\\!])\[(\d{1,2})\](?![(:[])/g, (whole, digits: string) => {
+      const s = sources.find((x) => x.n === Number(digits));
+      if (!s) return whole;
+      const label = (s.heading && s.heading !== s.title ? `${s.title} › ${s.heading}` : s.title).replace(/["\\]/g, '');
+      return `[\\[${s.n}\\]](${s.url.replace(/[()\s]/g, encodeURIComponent)} "${label}")`;
+    });
+  }).join('\n');
+}
+
+/** The text of a UI message: its text parts joined. */
+export function textOfParts(parts: readonly { type: string; text?: string }[]): string {
+  return parts.filter((p) => p.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('');
+}

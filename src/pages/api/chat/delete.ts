@@ -1,0 +1,11 @@
+import { api, ok, readInput } from '../../../lib/server/http';
+import { requireUser } from '../../../lib/server/auth/guard';
+import { ChatIdInput } from '../../../lib/shared/validation/chat';
+import { deleteConversation } from '../../../lib/server/chat/conversations';
+
+export const POST = api(async (ctx) => {
+  const member = requireUser(ctx);
+  const { id } = await readInput(ctx, ChatIdInput);
+  await deleteConversation(ctx.locals.runtime.db, member.id, id);
+  return ok({ id });
+});

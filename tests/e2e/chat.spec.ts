@@ -1,0 +1,132 @@
+// The AI chat page as people use it: the site assistant and a test-server model, in Chinese and
+// English, citations, stop, regenerate, edit-and-branch, reload mid-stream, a member out of points.
+import { expect, test, type Page } from '@playwright/test';
+import { atrium, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
+import { mockReplyWords, startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
+
+let env: E2eEnv;
+let mock: MockOpenAI;
+
+test.beforeAll(async () => {
+  env = readEnv();
+  test.skip(!env.databaseUrl, 'needs TEST_DATABASE_URL: the spec adds models to the running server');
+  mock = await startMockOpenAI({ delayMs: 20, words: 40 });
+  const add = (name: string, model: string, ...more: string[]): string => atrium(env, 'chat:add', name, '--base-url', mock.url, '--model', model, ...more);
+  const existing = await query<{ name: string }>(env, 'select name from chat_model');
+  if (!existing.some((m) => m.name === 'e2e-mock')) {
+    add('e2e-mock', 'mock', '--title', 'Test model', '--audience', 'visitors');
+    add('e2e-slow', 'mock@150', '--title', 'Slow model', '--audience', 'visitors');
+    add('e2e-paid', 'mock', '--title', 'Paid model', '--audience', 'members', '--price-message', '5');
+  } else {
+    // Another run's rows point at a server that is gone.
+    await query(env, 'update chat_model set base_url = $1', [mock.url]);
+  }
+  atrium(env, 'config:set', 'chat_rate_ip', '1000');
+});
+
+test.afterAll(async () => { await mock?.close(); });
+
+async function openChat(page: Page, model: string): Promise<void> {
+  await page.goto('/chat');
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+  await page.locator('.chat-model select').selectOption(model);
+}
+
+async function ask(page: Page, text: string): Promise<void> {
+  const box = page.locator('.chat-compose textarea');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+const answers = (page: Page) => page.locator('.chat-msg[data-role="assistant"]');
+
+test('site assistant answers in Chinese with citations that open the docs section', async ({ page }) => {
+  await openChat(page, 'site');
+  await ask(page, '如何把站点迁移到 PostgreSQL？');
+  const answer = answers(page).last();
+  await expect(answer).toContainText('站点助手');
+  await expect(answer.getByRole('button', { name: '重新生成' })).toBeVisible();
+  const cite = answer.locator('a.chat-cite').first();
+  await cite.hover();
+  await expect(page.getByRole('tooltip')).toBeVisible();
+  const href = await cite.getAttribute('href');
+  expect(href).toMatch(/^\/md\/[\w-]+\/[\w.-]+#/);
+  await cite.click();
+  await expect(page).toHaveURL(new RegExp(`${href!.split('#')[0]}`));
+});
+
+test('a test-server model answers in English, and the page has no sideways scroll on a phone', async ({ browser }) => {
+  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 390, height: 800 } });
+  const page = await context.newPage();
+  await openChat(page, 'e2e-mock');
+  await ask(page, 'How do I move Atrium to PostgreSQL?');
+  await expect(answers(page).last()).toContainText('see the guide');
+  await expect(answers(page).last().getByRole('button', { name: 'Copy' })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+  // The conversation list is a drawer on phones.
+  await page.getByRole('button', { name: /Conversations/ }).click();
+  await expect(page.locator('.chat-list').getByText('How do I move Atrium to PostgreSQL?')).toBeVisible();
+  await context.close();
+});
+
+test('stop ends the reply; regenerate and edit-and-resend keep the earlier branch', async ({ page }) => {
+  await openChat(page, 'e2e-slow');
+  await ask(page, 'Tell me about backups');
+  const answer = answers(page).last();
+  await expect(answer).toContainText('Answer to');
+  await page.getByRole('button', { name: '停止' }).click();
+  await expect(answer).toContainText('已停止');
+  const stopped = (await answer.locator('.markdown-body').innerText()).length;
+
+  await page.locator('.chat-model select').selectOption('e2e-mock');
+  await answer.getByRole('button', { name: '重新生成' }).click();
+  await expect(answers(page).last()).toContainText('see the guide');
+  expect((await answers(page).last().locator('.markdown-body').innerText()).length).toBeGreaterThan(stopped);
+  await expect(answers(page).last().locator('.chat-branch')).toContainText('2/2');
+  await answers(page).last().getByRole('button', { name: '上一个版本' }).click();
+  await expect(answers(page).last()).toContainText('已停止');
+
+  const question = page.locator('.chat-msg[data-role="user"]').last();
+  await question.getByRole('button', { name: '编辑' }).click();
+  await page.locator('.chat-edit textarea').fill('Tell me about restores');
+  await page.locator('.chat-edit').getByRole('button', { name: '发送' }).click();
+  await expect(answers(page).last()).toContainText('Answer to "Tell me about restores"');
+  await expect(page.locator('.chat-msg[data-role="user"]').last().locator('.chat-branch')).toContainText('2/2');
+  await page.locator('.chat-msg[data-role="user"]').last().getByRole('button', { name: '上一个版本' }).click();
+  await expect(page.locator('.chat-msg[data-role="user"]').last()).toContainText('Tell me about backups');
+});
+
+test('a reply keeps streaming through a reload and finishes', async ({ page }) => {
+  await openChat(page, 'e2e-slow');
+  await ask(page, 'Explain the page cache');
+  await expect(answers(page).last()).toContainText('Answer to');
+  await expect(page).toHaveURL(/\?c=/);
+  await page.reload();
+  // 40 words at 150 ms: the end arrives after the reload, through the resumed stream.
+  await expect(answers(page).last()).toContainText('see the guide [1].', { timeout: 15_000 });
+  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: 15_000 });
+  // The whole reply once: nothing lost or repeated across the reload.
+  const text = await answers(page).last().locator('.markdown-body').innerText();
+  expect(text.replace(/\s+/g, ' ').trim()).toBe(mockReplyWords('Explain the page cache', 40).join('').replace(/\s+/g, ' ').trim());
+});
+
+test('a member without points is refused, with the question kept and the reset time given', async ({ browser }) => {
+  const name = `chat${Date.now().toString(36).slice(-6)}`;
+  await newMember(env, name);
+  const page = await logIn(env, browser, name);
+  const before = mock.requests.length;
+  await openChat(page, 'e2e-paid');
+  await ask(page, '付费模型的问题');
+  await expect(page.getByRole('alert')).toContainText('这次回答约需 5 积分，你还有 0 积分');
+  await expect(page.getByRole('alert')).toContainText('重置');
+  await expect(page.locator('.chat-compose textarea')).toHaveValue('付费模型的问题');
+  expect(mock.requests.length).toBe(before);
+  // With points the same question is answered and charged once.
+  atrium(env, 'user:score', name, '12', 'top-up');
+  await page.getByRole('button', { name: '发送' }).click();
+  await expect(answers(page).last()).toContainText('see the guide');
+  await expect(answers(page).last()).toContainText('本次消耗 5 积分');
+  const [row] = await query<{ score: number }>(env, 'select score from "user" where username = $1', [name]);
+  expect(row!.score).toBe(7);
+  await page.context().close();
+});
