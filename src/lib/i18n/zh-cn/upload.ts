@@ -5,4 +5,12 @@ export default {
   'upload.success': '文件上传成功',
   'upload.driverNotSupported': '不支持的上传驱动：{driver}',
   'upload.topicInvalid': '上传分类只能包含字母、数字、下划线和短横线，最多 20 个字符',
+  'upload.quotaExceeded': '今日上传已达上限，请明天再试',
+  'upload.foreignKey': '无权操作该文件',
+  'upload.objectMissing': '存储中找不到上传的文件，请重新上传',
+  'upload.sizeMismatch': '存储中的文件大小与声明的不一致，请重新上传',
+  'upload.sha1Mismatch': '存储中的文件与开始上传的文件不一致，请重新上传',
+  'upload.noSuchUpload': '该分片上传已不存在，请重新上传',
+  'upload.notConfigured': '云存储尚未配置完整，请联系网站管理员',
+  'upload.paused': '{message}',
 } as const;

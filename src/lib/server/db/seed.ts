@@ -43,6 +43,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'upload_allowed_mime_types', group: 'upload', title: 'Allowed MIME types', type: 'string', value: '' },
   { name: 'upload_save_name', group: 'upload', title: 'Save name template', type: 'string', value: '/storage/{topic}/{year}{mon}{day}/{fileName}{fileSha1}{.suffix}' },
   { name: 'upload_params', group: 'upload', title: 'Upload parameters', type: 'json', value: '{}', tip: 'A numeric "error" (with "message") rejects every upload with that code' },
+  { name: 'upload_daily_quota', group: 'upload', title: 'Upload quota per member per day (cloud modes)', type: 'string', value: '0', tip: 'e.g. 2gb; 0 = no limit' },
 ];
 
 interface RuleSeed {

@@ -1,0 +1,104 @@
+// The `s3` upload driver: any S3-compatible store (AWS S3, Cloudflare R2, MinIO, Ceph, Swift's
+// s3api). The server starts each multipart upload and presigns every later call for the member's
+// own key; the browser sends the parts straight to the store, the bytes never pass through here.
+import {
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand,
+  HeadObjectCommand, ListPartsCommand, S3Client, UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { CloudSettings } from './cloud-settings';
+import type { ObjectHead, ObjectStore, PresignOp, Presigned } from './cloud-store';
+
+/** Presigned calls and temporary credentials live at most this long (spec §9: signature validity 900 s). */
+export const SIGN_TTL = 900;
+
+const clients = new Map<string, S3Client>();
+
+function clientFor(s: CloudSettings): S3Client {
+  const id = [s.endpoint, s.region, s.accessKeyId, s.secretAccessKey].join('\n');
+  let client = clients.get(id);
+  if (!client) {
+    if (clients.size > 8) clients.clear();
+    client = new S3Client({
+      region: s.region,
+      ...(s.endpoint ? { endpoint: s.endpoint, forcePathStyle: true } : {}),
+      credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
+      // Checksums the browser cannot compute per part would be signed into the URLs: only when required.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 2,
+    });
+    clients.set(id, client);
+  }
+  return client;
+}
+
+function statusOf(err: unknown): number {
+  return (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
+}
+
+export class S3Store implements ObjectStore {
+  readonly driver = 's3';
+  readonly #client: S3Client;
+
+  constructor(private readonly settings: CloudSettings) {
+    this.#client = clientFor(settings);
+  }
+
+  async createMultipart(key: string, meta: { contentType: string; sha1: string }): Promise<string> {
+    const out = await this.#client.send(new CreateMultipartUploadCommand({
+      Bucket: this.settings.bucket, Key: key, ContentType: meta.contentType, Metadata: { sha1: meta.sha1 },
+    }));
+    if (!out.UploadId) throw new Error('s3: CreateMultipartUpload returned no UploadId');
+    return out.UploadId;
+  }
+
+  async presign(op: PresignOp): Promise<Presigned> {
+    const Bucket = this.settings.bucket;
+    const { key: Key, uploadId: UploadId } = op;
+    const command = op.op === 'part' ? new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: op.partNumber })
+      : op.op === 'list' ? new ListPartsCommand({ Bucket, Key, UploadId, MaxParts: 1000, ...(op.marker ? { PartNumberMarker: String(op.marker) } : {}) })
+        : op.op === 'complete' ? new CompleteMultipartUploadCommand({ Bucket, Key, UploadId })
+          : new AbortMultipartUploadCommand({ Bucket, Key, UploadId });
+    const method = op.op === 'part' ? 'PUT' : op.op === 'list' ? 'GET' : op.op === 'complete' ? 'POST' : 'DELETE';
+    const url = await getSignedUrl(this.#client, command, { expiresIn: SIGN_TTL });
+    return { method, url, expires: Math.floor(Date.now() / 1000) + SIGN_TTL };
+  }
+
+  async head(key: string): Promise<ObjectHead | null> {
+    try {
+      const out = await this.#client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      return { size: Number(out.ContentLength ?? -1), contentType: out.ContentType ?? '', sha1: out.Metadata?.sha1 ?? '' };
+    } catch (err) {
+      if (statusOf(err) === 404 || statusOf(err) === 403) return null;
+      throw err;
+    }
+  }
+
+  async readHead(key: string, bytes: number): Promise<Buffer> {
+    const out = await this.#client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key, Range: `bytes=0-${bytes - 1}` }));
+    return Buffer.from(await out.Body!.transformToByteArray());
+  }
+
+  async signedGet(key: string, seconds: number, fileName: string): Promise<string> {
+    return getSignedUrl(this.#client, new GetObjectCommand({
+      Bucket: this.settings.bucket, Key: key,
+      ResponseContentDisposition: `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"`,
+    }), { expiresIn: seconds });
+  }
+
+  async abort(key: string, uploadId: string): Promise<void> {
+    await this.#client.send(new AbortMultipartUploadCommand({ Bucket: this.settings.bucket, Key: key, UploadId: uploadId })).catch((err: unknown) => {
+      if (statusOf(err) !== 404) throw err;
+    });
+  }
+
+  /** Public URL of an object: `publicUrl/key`, else the endpoint's path-style URL. */
+  publicUrl(key: string): string {
+    const s = this.settings;
+    const path = key.split('/').map(encodeURIComponent).join('/');
+    if (s.publicUrl) return `${s.publicUrl}/${path}`;
+    if (s.endpoint) return `${s.endpoint}/${s.bucket}/${path}`;
+    return `https://${s.bucket}.s3.${s.region}.amazonaws.com/${path}`;
+  }
+}
