@@ -8,6 +8,7 @@ import { AppError } from '../http';
 import { checkUpload, fileSuffix, normalizeMime, type UploadRules } from './check';
 import { buildSaveName } from './save-name';
 import { keyInPrefix, memberPrefix, type CloudSettings } from './cloud-settings';
+import { partSizeFor } from '../../shared/upload-queue';
 
 export interface ObjectHead { size: number; contentType: string; sha1: string }
 
@@ -29,17 +30,6 @@ export interface ObjectStore {
   signedGet(key: string, seconds: number, fileName: string): Promise<string>;
   abort(key: string, uploadId: string): Promise<void>;
   publicUrl(key: string): string;
-}
-
-/** Part size the browser uses (spec §9 "slice 5 MB"), raised so that no upload needs more than 10000 parts. */
-export const PART_SIZE = 5 * 1024 * 1024;
-export const MAX_PARTS = 10_000;
-export const MIN_PART = 1024 * 1024;
-
-export function partSizeFor(size: number, preferred = PART_SIZE): number {
-  let part = Math.max(MIN_PART, preferred);
-  while (Math.ceil(size / part) > MAX_PARTS) part *= 2;
-  return part;
 }
 
 export interface CloudFileInput { name: string; size: number; type: string; sha1: string; topic: string }
