@@ -12,10 +12,10 @@ import { partSizeFor } from '../../shared/upload-queue';
 
 export interface ObjectHead { size: number; contentType: string; sha1: string }
 
-export type PresignOp =
-  | { op: 'part'; key: string; uploadId: string; partNumber: number }
-  | { op: 'list'; key: string; uploadId: string; marker?: number }
-  | { op: 'complete' | 'abort'; key: string; uploadId: string };
+/** Only parts are presigned: listing, completing and aborting run on the server (no bytes, and no CORS rule beyond PUT). */
+export interface PresignOp { op: 'part'; key: string; uploadId: string; partNumber: number }
+
+export interface StoredPart { partNumber: number; size: number; etag: string }
 
 export interface Presigned { method: string; url: string; expires: number }
 
@@ -24,6 +24,9 @@ export interface ObjectStore {
   readonly driver: string;
   createMultipart(key: string, meta: { contentType: string; sha1: string }): Promise<string>;
   presign(op: PresignOp): Promise<Presigned>;
+  /** The parts on the store, or null when the upload does not exist (completed, aborted, unknown). */
+  listParts(key: string, uploadId: string): Promise<StoredPart[] | null>;
+  complete(key: string, uploadId: string, parts: StoredPart[]): Promise<void>;
   head(key: string): Promise<ObjectHead | null>;
   /** The first `bytes` of an object (image dimensions). */
   readHead(key: string, bytes: number): Promise<Buffer>;
@@ -116,17 +119,48 @@ export function storedType(declared: string): string {
   return mime.length <= 100 && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mime) ? mime : 'application/octet-stream';
 }
 
-/** Presigns one call of a multipart upload; refused for any key outside the member's prefix. */
-export async function presignCall(store: ObjectStore, userId: number, op: PresignOp, area: 'uploads' | 'private' = 'uploads'): Promise<Presigned> {
-  if (!keyInPrefix(op.key, memberPrefix(userId, area))) throw new AppError('upload.foreignKey', { code: 0, status: 403 });
-  return store.presign(op);
+function ownKey(userId: number, key: string, area: 'uploads' | 'private'): void {
+  if (!keyInPrefix(key, memberPrefix(userId, area))) throw new AppError('upload.foreignKey', { status: 403 });
 }
 
-/** Several part URLs at once (the browser asks for a window of parts, not one call per part). */
+/** Presigned PUT URLs for parts of an upload in the member's own prefix (a window of parts per call). */
 export async function presignParts(store: ObjectStore, userId: number, key: string, uploadId: string, partNumbers: number[], area: 'uploads' | 'private' = 'uploads'): Promise<Record<number, string>> {
+  ownKey(userId, key, area);
   const out: Record<number, string> = {};
-  for (const partNumber of partNumbers) out[partNumber] = (await presignCall(store, userId, { op: 'part', key, uploadId, partNumber }, area)).url;
+  for (const partNumber of partNumbers) out[partNumber] = (await store.presign({ op: 'part', key, uploadId, partNumber })).url;
   return out;
+}
+
+/** The parts already on the store (resume after a reload); refused for another member's key. */
+export async function listUploadedParts(store: ObjectStore, userId: number, key: string, uploadId: string, area: 'uploads' | 'private' = 'uploads'): Promise<StoredPart[]> {
+  ownKey(userId, key, area);
+  const parts = await store.listParts(key, uploadId);
+  if (!parts) throw new AppError('upload.noSuchUpload', { data: { missing: true } });
+  return parts;
+}
+
+/**
+ * Completes an upload once every part of a file of `size` bytes in parts of `partSize` is on the
+ * store with the right size; the parts are the store's own list, not the browser's word.
+ */
+export async function completeUpload(store: ObjectStore, userId: number, input: { key: string; uploadId: string; size: number; partSize: number }, area: 'uploads' | 'private' = 'uploads'): Promise<void> {
+  const parts = await listUploadedParts(store, userId, input.key, input.uploadId, area);
+  const total = Math.max(1, Math.ceil(input.size / input.partSize));
+  const byNumber = new Map(parts.map((p) => [p.partNumber, p]));
+  const chosen: StoredPart[] = [];
+  for (let n = 1; n <= total; n++) {
+    const p = byNumber.get(n);
+    const expected = n < total ? input.partSize : input.size - (total - 1) * input.partSize;
+    if (!p || p.size !== expected) throw new AppError('upload.partsMissing', { data: { partNumber: n } });
+    chosen.push(p);
+  }
+  await store.complete(input.key, input.uploadId, chosen);
+}
+
+/** Cancel: the upload and its parts are deleted from the store. */
+export async function abortUpload(store: ObjectStore, userId: number, key: string, uploadId: string, area: 'uploads' | 'private' = 'uploads'): Promise<void> {
+  ownKey(userId, key, area);
+  await store.abort(key, uploadId);
 }
 
 /** Image type and size from the object's first bytes, when it is one. */
@@ -138,7 +172,7 @@ export type ImageProbe = (head: Buffer) => Promise<{ mime: string; width: number
  */
 export async function finishCloudUpload(db: Db, store: ObjectStore, userId: number, input: CloudFileInput & { url: string }, settings: UploadSettings, probe: ImageProbe, storage = store.driver): Promise<AttachmentRow> {
   const key = input.url.replace(/^\/+/, '');
-  if (!keyInPrefix(key, memberPrefix(userId, storage === 'private' ? 'private' : 'uploads'))) throw new AppError('upload.foreignKey', { status: 403 });
+  ownKey(userId, key, storage === 'private' ? 'private' : 'uploads');
   const problem = checkUpload({ name: input.name, size: input.size, mimetype: input.type }, settings);
   if (problem) throw new AppError(problem);
   const head = await store.head(key);

@@ -1,13 +1,14 @@
 // The `s3` upload driver: any S3-compatible store (AWS S3, Cloudflare R2, MinIO, Ceph, Swift's
-// s3api). The server starts each multipart upload and presigns every later call for the member's
-// own key; the browser sends the parts straight to the store, the bytes never pass through here.
+// s3api). The server starts each multipart upload in the member's own prefix and presigns its part
+// PUTs; the browser sends the parts straight to the store, the bytes never pass through here.
+// Listing, completing and aborting are small calls the server makes itself.
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand,
   HeadObjectCommand, ListPartsCommand, S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { CloudSettings } from './cloud-settings';
-import type { ObjectHead, ObjectStore, PresignOp, Presigned } from './cloud-store';
+import type { ObjectHead, ObjectStore, PresignOp, Presigned, StoredPart } from './cloud-store';
 
 /** Presigned calls and temporary credentials live at most this long (spec §9: signature validity 900 s). */
 export const SIGN_TTL = 900;
@@ -54,15 +55,33 @@ export class S3Store implements ObjectStore {
   }
 
   async presign(op: PresignOp): Promise<Presigned> {
-    const Bucket = this.settings.bucket;
-    const { key: Key, uploadId: UploadId } = op;
-    const command = op.op === 'part' ? new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: op.partNumber })
-      : op.op === 'list' ? new ListPartsCommand({ Bucket, Key, UploadId, MaxParts: 1000, ...(op.marker ? { PartNumberMarker: String(op.marker) } : {}) })
-        : op.op === 'complete' ? new CompleteMultipartUploadCommand({ Bucket, Key, UploadId })
-          : new AbortMultipartUploadCommand({ Bucket, Key, UploadId });
-    const method = op.op === 'part' ? 'PUT' : op.op === 'list' ? 'GET' : op.op === 'complete' ? 'POST' : 'DELETE';
+    const command = new UploadPartCommand({ Bucket: this.settings.bucket, Key: op.key, UploadId: op.uploadId, PartNumber: op.partNumber });
     const url = await getSignedUrl(this.#client, command, { expiresIn: SIGN_TTL });
-    return { method, url, expires: Math.floor(Date.now() / 1000) + SIGN_TTL };
+    return { method: 'PUT', url, expires: Math.floor(Date.now() / 1000) + SIGN_TTL };
+  }
+
+  async listParts(key: string, uploadId: string): Promise<StoredPart[] | null> {
+    const parts: StoredPart[] = [];
+    let marker: string | undefined;
+    try {
+      for (let page = 0; page < 20; page++) {
+        const out = await this.#client.send(new ListPartsCommand({ Bucket: this.settings.bucket, Key: key, UploadId: uploadId, MaxParts: 1000, ...(marker ? { PartNumberMarker: marker } : {}) }));
+        for (const p of out.Parts ?? []) parts.push({ partNumber: p.PartNumber ?? 0, size: Number(p.Size ?? 0), etag: p.ETag ?? '' });
+        if (!out.IsTruncated || !out.NextPartNumberMarker) break;
+        marker = out.NextPartNumberMarker;
+      }
+    } catch (err) {
+      if (statusOf(err) === 404) return null;
+      throw err;
+    }
+    return parts;
+  }
+
+  async complete(key: string, uploadId: string, parts: StoredPart[]): Promise<void> {
+    await this.#client.send(new CompleteMultipartUploadCommand({
+      Bucket: this.settings.bucket, Key: key, UploadId: uploadId,
+      MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+    }));
   }
 
   async head(key: string): Promise<ObjectHead | null> {

@@ -15,14 +15,14 @@ const partNumber = z.coerce.number().int().min(1).max(10_000);
 
 export const PrepareInput = z.object({ name, size, type, sha1, topic }).strict();
 
-export const SignInput = z.object({
-  key,
-  uploadId,
-  op: z.enum(['part', 'list', 'complete', 'abort']),
-  /** For `part`: up to 100 part numbers signed at once. */
-  partNumbers: z.array(partNumber).min(1).max(100).optional(),
-  /** For `list`: the part number to list after (pages of 1000). */
-  marker: z.coerce.number().int().min(0).max(10_000).optional(),
-}).strict();
+/** Presigned PUT URLs for up to 100 parts of one upload. */
+export const SignInput = z.object({ key, uploadId, partNumbers: z.array(partNumber).min(1).max(100) }).strict();
+
+/** Server-side steps of a multipart upload: list the parts on the store, complete, abort. */
+export const MultipartInput = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('list'), key, uploadId }).strict(),
+  z.object({ op: z.literal('complete'), key, uploadId, size, partSize: z.coerce.number().int().min(1024 * 1024).max(5 * 1024 ** 3) }).strict(),
+  z.object({ op: z.literal('abort'), key, uploadId }).strict(),
+]);
 
 export const CallbackInput = z.object({ url: key, name, size, type, sha1, topic }).strict();
