@@ -28,6 +28,8 @@ export interface SwiftOptions {
   corsOrigins?: string[];
   /** Proxy port; a free one when absent. */
   port?: number;
+  /** The s3api location (SigV4 scope region); `us-east-1` by default. */
+  region?: string;
 }
 
 const ACCESS_KEY = 'test:tester';
@@ -83,7 +85,7 @@ use = egg:swift#${kind}
 ${kind === 'object' ? '' : 'allow_versions = false\n'}`;
 }
 
-function proxyConf(dir: string, port: number, origins: string[]): string {
+function proxyConf(dir: string, port: number, origins: string[], region: string): string {
   const allow = origins.join(',');
   return `[DEFAULT]
 bind_ip = 127.0.0.1
@@ -104,7 +106,7 @@ account_autocreate = true
 
 [filter:s3api]
 use = egg:swift#s3api
-location = ${REGION}
+location = ${region}
 dns_compliant_bucket_names = false
 min_segment_size = 1048576
 cors_preflight_allow_origin = ${allow}
@@ -186,7 +188,7 @@ export async function startSwift(options: SwiftOptions = {}): Promise<SwiftStore
   await writeFile(join(dir, 'object-server.conf'), serverConf(dir, 'object', objectPort));
   await writeFile(join(dir, 'container-server.conf'), serverConf(dir, 'container', containerPort));
   await writeFile(join(dir, 'account-server.conf'), serverConf(dir, 'account', accountPort));
-  await writeFile(join(dir, 'proxy-server.conf'), proxyConf(dir, proxyPort, options.corsOrigins?.length ? options.corsOrigins : ['*']));
+  await writeFile(join(dir, 'proxy-server.conf'), proxyConf(dir, proxyPort, options.corsOrigins?.length ? options.corsOrigins : ['*'], options.region ?? REGION));
   const rings = spawnSync(PYTHON, ['-c', RINGS, dir, String(objectPort), String(containerPort), String(accountPort)], { encoding: 'utf8' });
   if (rings.status !== 0) throw new Error(`Swift rings: ${rings.stderr}`);
 
@@ -223,7 +225,7 @@ export async function startSwift(options: SwiftOptions = {}): Promise<SwiftStore
       res = await s3v2(endpoint, 'PUT', `/${bucket}`);
     }
     if (!res.ok && res.status !== 409) throw new Error(`Swift: creating bucket ${bucket} gave ${res.status} ${await res.text()}`);
-    return { endpoint, region: REGION, accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY, bucket, dir, pids: children.map((c) => c.pid!), stop };
+    return { endpoint, region: options.region ?? REGION, accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY, bucket, dir, pids: children.map((c) => c.pid!), stop };
   } catch (err) {
     await stop();
     throw err;

@@ -78,6 +78,8 @@ export async function uploadCos(job: UploadJob, config: CosConfig): Promise<Uplo
     cos.uploadFile({
       Bucket: config.bucket!, Region: config.region!, Key: key, Body: job.file, ChunkSize: record.partSize, SliceSize: QUEUE.minPartSize,
       ContentType: job.file.type || 'application/octet-stream',
+      // The callback compares it with the sha1 the upload was prepared for.
+      Headers: { 'x-cos-meta-sha1': job.sha1 },
       onTaskReady: (id) => { taskId = id; },
       onProgress: (info) => job.onProgress(info.loaded),
     }, (err) => {

@@ -35,8 +35,12 @@ function paramsError(raw: string | undefined): { code: number; message: string }
 
 /** The object store of a cloud mode: COS is reached through its S3-compatible API on the server side. */
 export function storeFor(cloud: CloudSettings): ObjectStore {
-  if (cloud.mode === 'cos' && !cloud.endpoint) return new S3Store({ ...cloud, endpoint: `https://cos.${cloud.region}.myqcloud.com` });
-  return new S3Store(cloud);
+  if (cloud.mode !== 'cos') return new S3Store(cloud, 's3');
+  return new S3Store({
+    ...cloud,
+    endpoint: cloud.endpoint || `https://cos.${cloud.region}.myqcloud.com`,
+    publicUrl: cloud.publicUrl || `https://${cloud.bucket}.cos.${cloud.region}.myqcloud.com`,
+  }, 'cos');
 }
 
 /**

@@ -90,7 +90,8 @@ export type CloudPlan =
  * either is already stored (same sha1 + topic from this member: answered at once) or gets a key
  * in the member's prefix and a multipart upload on the store.
  */
-export async function planCloudUpload(db: Db, store: ObjectStore, userId: number, input: CloudFileInput, settings: UploadSettings & Pick<CloudSettings, 'dailyQuota'>, storage = store.driver): Promise<CloudPlan> {
+export async function planCloudUpload(db: Db, store: ObjectStore, userId: number, input: CloudFileInput, settings: UploadSettings & Pick<CloudSettings, 'dailyQuota'>, options: { storage?: string; browserStarts?: boolean } = {}): Promise<CloudPlan> {
+  const storage = options.storage ?? store.driver;
   const problem = checkUpload({ name: input.name, size: input.size, mimetype: input.type }, settings);
   if (problem) throw new AppError(problem);
   const now = Math.floor(Date.now() / 1000);
@@ -109,7 +110,8 @@ export async function planCloudUpload(db: Db, store: ObjectStore, userId: number
     throw new AppError('upload.quotaExceeded');
   }
   const key = cloudKey(userId, input, settings, new Date(now * 1000), storage === 'private' ? 'private' : 'uploads');
-  const uploadId = await store.createMultipart(key, { contentType: storedType(input.type), sha1: input.sha1 });
+  // The COS SDK starts (and finds again, to resume) its multipart upload itself.
+  const uploadId = options.browserStarts ? '' : await store.createMultipart(key, { contentType: storedType(input.type), sha1: input.sha1 });
   return { kind: 'upload', key, uploadId, partSize: partSizeFor(input.size) };
 }
 

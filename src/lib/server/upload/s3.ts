@@ -22,7 +22,8 @@ function clientFor(s: CloudSettings): S3Client {
     if (clients.size > 8) clients.clear();
     client = new S3Client({
       region: s.region,
-      ...(s.endpoint ? { endpoint: s.endpoint, forcePathStyle: true } : {}),
+      // Path-style for self-hosted stores; COS's S3 API wants the bucket in the host name.
+      ...(s.endpoint ? { endpoint: s.endpoint, forcePathStyle: !/\.myqcloud\.com$/.test(new URL(s.endpoint).hostname) } : {}),
       credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
       // Checksums the browser cannot compute per part would be signed into the URLs: only when required.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -39,10 +40,10 @@ function statusOf(err: unknown): number {
 }
 
 export class S3Store implements ObjectStore {
-  readonly driver = 's3';
   readonly #client: S3Client;
 
-  constructor(private readonly settings: CloudSettings) {
+  /** `driver` is what attachment rows record: `s3`, or `cos` when COS is reached through its S3 API. */
+  constructor(private readonly settings: CloudSettings, readonly driver: 's3' | 'cos' = 's3') {
     this.#client = clientFor(settings);
   }
 

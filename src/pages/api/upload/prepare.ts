@@ -15,7 +15,7 @@ export const POST = api(async (ctx) => {
   const limited = await uploadLimit(ctx, member.id, 'upload');
   if (limited) return limited;
   const { cloud, rules, store } = await cloudContext(ctx.locals.runtime);
-  const plan = await planCloudUpload(ctx.locals.runtime.db, store, member.id, input, rules);
+  const plan = await planCloudUpload(ctx.locals.runtime.db, store, member.id, input, rules, { browserStarts: cloud.mode === 'cos' });
   if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
   return ok({ driver: cloud.mode, key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
 });
