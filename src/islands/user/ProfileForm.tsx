@@ -60,7 +60,7 @@ export default function ProfileForm({ messages, initial }: { messages: Messages;
           <label className="btn">
             {uploading ? t('user.profile.uploading') : t('user.profile.upload')}
             <input type="file" name="avatarFile" accept="image/png,image/jpeg,image/gif,image/webp" className="visually-hidden"
-              onChange={(e) => void upload(e.target.files?.[0])} />
+              onChange={(e) => { void upload(e.target.files?.[0]); e.target.value = ''; }} />
           </label>
         </div>
         {error('avatar')}
