@@ -157,6 +157,8 @@ async function waitRow(page, until, timeoutMs = 900_000) {
 
 const fmt = (n, d = 1) => n.toFixed(d);
 const results = [];
+/** Part numbers the page saw finish before the reload. */
+let partsBeforeReload = new Set();
 try {
   console.log(`[cloud] ${SIZE_MB} MB file, Swift at ${swift.endpoint}`);
   await makeFile();
@@ -200,8 +202,9 @@ try {
   const resumeSha1 = flipFirstByte();
   const first = await resumeRun(page, true);
   const after = await resumeRun(page, false);
-  const resentBytes = Math.max(0, after.bytesSent - (SIZE_MB * 1024 * 1024 - first.completedBytes));
-  const twice = first.inflightBytes + resentBytes;
+  // Parts in flight at the reload that still finished on the store were skipped, not sent again.
+  const finishedInFlight = Math.max(0, after.partsSkipped - first.completedParts);
+  const twice = Math.max(0, first.inflightBytes - finishedInFlight * PART) + after.resentCompleted * PART;
   console.log(`[cloud] resume: reload at ${fmt(first.atPercent)} % with ${first.completedParts} parts on the store and ${first.inflightBytes} bytes of parts in flight; after it ${after.partsSent} parts sent, ${after.partsSkipped} skipped, ${after.resentCompleted} finished parts sent again; bytes sent twice ${twice} (${fmt(twice / PART, 2)} parts)`);
   results.push(['resume: finished parts sent again', after.resentCompleted, 0, '≤']);
   results.push(['resume: bytes sent twice / part size', twice / PART, 1, '≤']);
@@ -227,7 +230,6 @@ function flipFirstByte() {
   return hash.digest('hex');
 }
 
-let partsBeforeReload = new Set();
 
 /** First call: upload until 60 %, then reload. Second: the same file again, to the end. */
 async function resumeRun(page, stopAt60) {

@@ -18,7 +18,7 @@ function percentOf(t: UploadTaskView): number {
 function Row({ task }: { task: UploadTaskView }): ReactElement {
   const percent = percentOf(task);
   return (
-    <li className={`upq-row upq-${task.state}`} data-state={task.state}>
+    <li className={`upq-row upq-row--${task.state}`} data-state={task.state}>
       <div className="upq-line">
         <span className="upq-name" title={task.name}>{task.name}</span>
         <span className="upq-size">{formatBytes(task.size)}</span>
