@@ -81,7 +81,7 @@ describe('COS credentials', () => {
   it('q-sign equals what cos-js-sdk-v5 computes', () => {
     const require = createRequire(import.meta.url);
     const COS = require('cos-js-sdk-v5') as { getAuthorization(o: Record<string, unknown>): string };
-    const cases = [
+    const cases: { method: string; key: string; query: Record<string, string>; headers: Record<string, string> }[] = [
       { method: 'PUT', key: 'uploads/7/a b (1).png', query: { partNumber: '3', uploadId: 'abc==' }, headers: { host: '127.0.0.1:9100', 'content-md5': 'xyz==', 'x-cos-meta-sha1': 'ff' } },
       { method: 'GET', key: '', query: { uploads: '', prefix: 'uploads/7/x.zip' }, headers: { host: 'atrium-1250000000.localhost:9100' } },
     ];
