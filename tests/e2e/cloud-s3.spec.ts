@@ -56,10 +56,14 @@ test('s3: 200 MB paused, resumed, reloaded mid-way and resumed with only the mis
   await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
   const before = trackParts(page, site.swift.endpoint);
 
+  // Uploads limited to 12 MB/s, so that a quick store cannot finish before the test pauses and reloads.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 12 * MB });
   await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
   const row = page.locator('.upq-row').first();
   await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: 60_000 });
   await expect.poll(() => progressOf(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(15);
+  await expect(page.locator('.upq-meta')).toContainText(/\/s/);
 
   // Pause: the parts in flight stop, nothing more is sent.
   await row.getByRole('button', { name: '暂停' }).click();
@@ -76,7 +80,6 @@ test('s3: 200 MB paused, resumed, reloaded mid-way and resumed with only the mis
   await row.getByRole('button', { name: '继续' }).click();
   await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: 30_000 });
   await expect.poll(() => progressOf(page), { timeout: 120_000 }).toBeGreaterThanOrEqual(50);
-  await expect(page.locator('.upq-meta')).toContainText(/\/s/);
 
   // A reload in the middle: the upload id stays in localStorage; the same file chosen again sends only what is missing.
   await page.reload();
