@@ -1,7 +1,9 @@
 // Creating or editing a module: name, uid, summary, the description in the site editor, a cover
-// and screenshots uploaded through the local upload, category, tags and prices.
+// and screenshots uploaded through the upload queue (always to this server), category, tags and prices.
 import { useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
+import { enqueueUpload } from '../../lib/client/stores/upload';
+import UploadQueue from '../upload/UploadQueue';
 import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
 import { MODULE_CATEGORIES } from '../../lib/shared/market';
 import { MAX_SCREENSHOTS, ModuleInput, splitTags } from '../../lib/shared/validation/studio';
@@ -48,15 +50,15 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
     setUploading(target);
     try {
       for (const file of files) {
-        const form = new FormData();
-        form.append('file', file);
-        const reply = await request<{ file: { url: string } }>('/api/ajax/upload', { method: 'POST', params: { topic: 'module' }, form });
-        const url = reply.data.file.url;
+        // Through the page's upload queue (progress, pause, cancel). Module images stay on this
+        // server in every upload mode: the market checks them as local attachments.
+        const stored = await enqueueUpload(file, { topic: 'module', localPath: '/api/ajax/upload' });
+        const url = stored.url;
         setValues((v) => (target === 'cover' ? { ...v, cover: url } : { ...v, screenshots: [...v.screenshots.filter((s) => s !== url), url].slice(0, MAX_SCREENSHOTS) }));
       }
       setErrors((e) => ({ ...e, [target]: '' }));
     } catch {
-      // The request layer has shown why.
+      // Canceled in the queue.
     } finally {
       setUploading(null);
     }
@@ -195,6 +197,7 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
       <p>
         <button className="btn btn-primary" type="submit" disabled={busy || uploading !== null}>{t(id ? 'devstudio.form.save' : 'devstudio.form.create')}</button>
       </p>
+      <UploadQueue />
     </form>
   );
 }

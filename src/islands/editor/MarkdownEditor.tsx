@@ -2,7 +2,8 @@
 // toolbar, keyboard shortcuts, list continuation, image paste/drop upload, a live preview through
 // the same pipeline the server uses, and an autosaved draft. Other islands embed it.
 import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type ChangeEvent, type ClipboardEvent, type DragEvent, type KeyboardEvent, type MouseEvent, type ReactElement, type UIEvent } from 'react';
-import { request } from '../../lib/client/api';
+import { enqueueUpload } from '../../lib/client/stores/upload';
+import UploadQueue from '../upload/UploadQueue';
 import { interpolate } from '../../lib/i18n/types';
 import { renderMarkdown } from '../../lib/markdown/render';
 import { createSectionRenderer } from './section-render';
@@ -517,23 +518,22 @@ export default function MarkdownEditor({
     const placeholders = images.map((f) => `![${escapeAlt(interpolate(messagesRef.current['editor.uploading'] ?? 'editor.uploading', { name: f.name }))}]()`);
     commit(insertText(ta.value, ta.selectionStart, ta.selectionEnd, placeholders.join('\n')));
     setUploads((n) => n + images.length);
-    // One at a time: the server allows a few uploads a minute per member, and order is kept.
-    for (const [i, file] of images.entries()) {
+    // Through the page's upload queue (3 files at a time, pause/resume there); each image appears in
+    // the text when its upload succeeds, and its placeholder goes when it is canceled.
+    await Promise.all(images.map(async (file, i) => {
       const placeholder = placeholders[i]!;
       let replacement = '';
       try {
-        const form = new FormData();
-        form.append('file', file);
-        const reply = await request<{ file: UploadedFile }>('/api/ajax/upload', { method: 'POST', params: { topic }, form });
-        replacement = imageMarkdown(reply.data.file.name || file.name, imageUrl(reply.data.file));
+        const stored = await enqueueUpload(file, { topic });
+        replacement = imageMarkdown(stored.name || file.name, imageUrl(stored));
       } catch {
-        // The request layer has shown why; the placeholder goes, with the line break it came with.
+        // Canceled in the queue: the placeholder goes, with the line break it came with.
       } finally {
         if (mountedRef.current) setUploads((n) => n - 1);
       }
       const candidates = replacement || images.length === 1 ? [placeholder] : [`${placeholder}\n`, `\n${placeholder}`, placeholder];
       replacePlaceholder(candidates, replacement);
-    }
+    }));
   }, [commit, replacePlaceholder, topic]);
 
   const onInput = (e: ChangeEvent<HTMLTextAreaElement>): void => {
@@ -686,6 +686,7 @@ export default function MarkdownEditor({
           <span role="status">{uploads > 0 ? t('editor.uploadingCount', { count: uploads }) : ''}</span>
         </div>
       </div>
+      <UploadQueue />
     </div>
   );
 }

@@ -1,9 +1,11 @@
 // The member's profile: nickname, gender, birthday, motto (and username, unique).
 import { useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
+import { enqueueUpload } from '../../lib/client/stores/upload';
+import UploadQueue from '../upload/UploadQueue';
 import { ProfileInput } from '../../lib/shared/validation/account';
 import { $user } from '../../lib/client/stores/user';
-import { serverFields, translate, useForm, zodFields, type Messages } from './form-helpers';
+import { translate, useForm, zodFields, type Messages } from './form-helpers';
 
 export interface ProfileValues {
   avatar: string;
@@ -41,15 +43,14 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
   const [uploading, setUploading] = useState(false);
   const upload = async (file: File | undefined): Promise<void> => {
     if (!file) return;
-    const form = new FormData();
-    form.append('file', file);
     setUploading(true);
     try {
-      const reply = await request<{ file: { url: string } }>('/api/ajax/upload', { method: 'POST', params: { topic: 'avatar' }, form });
-      setValues((v) => ({ ...v, avatar: reply.data.file.url }));
+      // Through the page's upload queue: local or straight to the object store, with progress.
+      const stored = await enqueueUpload(file, { topic: 'avatar' });
+      setValues((v) => ({ ...v, avatar: stored.storage === 'local' ? stored.url : String(stored.full_url) }));
       setErrors((e) => ({ ...e, avatar: '' }));
-    } catch (err) {
-      setErrors((e) => ({ ...e, ...serverFields(err) }));
+    } catch {
+      // Canceled in the queue: the avatar stays as it was.
     } finally {
       setUploading(false);
     }
@@ -66,8 +67,8 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
           <span className="avatar avatar-lg" aria-hidden="true">{values.avatar ? <img src={values.avatar} alt="" /> : (values.nickname || '?').slice(0, 1).toUpperCase()}</span>
           <label className="btn">
             {uploading ? t('user.profile.uploading') : t('user.profile.upload')}
-            <input type="file" name="avatarFile" accept="image/png,image/jpeg,image/gif,image/webp" className="visually-hidden" disabled={uploading}
-              onChange={(e) => void upload(e.target.files?.[0])} />
+            <input type="file" name="avatarFile" accept="image/png,image/jpeg,image/gif,image/webp" className="visually-hidden"
+              onChange={(e) => { void upload(e.target.files?.[0]); e.target.value = ''; }} />
           </label>
         </div>
         {error('avatar')}
@@ -92,6 +93,7 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
       <label className="field"><span>{t('user.profile.motto')}</span>
         <textarea name="motto" rows={3} maxLength={255} value={values.motto} onChange={(e) => setValues({ ...values, motto: e.target.value })} /></label>
       <button className="btn btn-primary" type="submit" disabled={busy}>{t('user.profile.save')}</button>
+      <UploadQueue />
     </form>
   );
 }

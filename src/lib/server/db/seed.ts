@@ -49,6 +49,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'upload_params', group: 'upload', title: 'Upload parameters', type: 'json', value: '{}', tip: 'A numeric "error" (with "message") rejects every upload with that code' },
   ...MESSAGE_CONFIG,
   ...CHAT_SETTINGS,
+  { name: 'upload_daily_quota', group: 'upload', title: 'Upload quota per member per day (cloud modes)', type: 'string', value: '0', tip: 'e.g. 2gb; 0 = no limit' },
 ];
 
 interface RuleSeed {

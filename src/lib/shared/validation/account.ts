@@ -54,8 +54,9 @@ export const ChangePasswordInput = z.object({ oldPassword: z.string().min(1, { e
 /** Profile fields a member edits; `id` is accepted for BuildAdmin clients but the server uses the session's. */
 export const ProfileInput = z.object({
   id: z.union([z.number(), z.string()]).optional(),
-  // Only files this site stored: an uploaded path, never another host or a traversal.
-  avatar: z.string().trim().max(255).regex(/^(?:\/storage\/(?!.*\.\.)[^\s"'<>\\?#]+)?$/u, { error: 'validation.avatar' }).optional(),
+  // Only files this site stored: an uploaded path, never a traversal; in a cloud upload mode the
+  // object's URL under a member prefix (the server checks the member uploaded it).
+  avatar: z.string().trim().max(255).regex(/^(?:\/storage\/(?!.*\.\.)[^\s"'<>\\?#]+|https?:\/\/[^\s"'<>\\?#/]+\/(?!.*\.\.)(?:[^\s"'<>\\?#]*\/)?uploads\/\d+\/[^\s"'<>\\?#]+)?$/u, { error: 'validation.avatar' }).optional(),
   username: username.optional(),
   nickname: z.string({ error: 'validation.required' }).trim().min(1, { error: 'validation.nickname' }).max(50, { error: 'validation.nickname' })
     .regex(/^[^<>"'&\u0000-\u001f]+$/u, { error: 'validation.nickname' })

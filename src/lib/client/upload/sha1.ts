@@ -1,0 +1,24 @@
+// Runs the sha1 worker for one file; aborting ends the worker at once.
+import { QUEUE } from '../../shared/upload-queue';
+
+let nextId = 1;
+
+/** The file's sha1 (lower-case hex); `onProgress` gets the bytes hashed so far. */
+export function hashFile(file: Blob, onProgress: (done: number) => void, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) { reject(signal.reason); return; }
+    const worker = new Worker(new URL('./sha1.worker.ts', import.meta.url), { type: 'module' });
+    const id = nextId++;
+    const end = (): void => { worker.terminate(); signal.removeEventListener('abort', onAbort); };
+    const onAbort = (): void => { end(); reject(signal.reason); };
+    signal.addEventListener('abort', onAbort);
+    worker.onmessage = (e: MessageEvent<{ id: number; type: string; done?: number; sha1?: string; message?: string }>) => {
+      if (e.data.id !== id) return;
+      if (e.data.type === 'progress') onProgress(e.data.done ?? 0);
+      else if (e.data.type === 'done') { end(); resolve(e.data.sha1!); }
+      else { end(); reject(new Error(e.data.message || 'sha1 failed')); }
+    };
+    worker.onerror = (e) => { end(); reject(new Error(e.message || 'sha1 worker failed')); };
+    worker.postMessage({ id, file, chunk: QUEUE.hashChunk });
+  });
+}

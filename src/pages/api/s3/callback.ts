@@ -1,0 +1,2 @@
+// The `s3` driver's callback is the COS one: the driver comes from the site's upload mode.
+export { POST } from '../cos/callback';
