@@ -8,7 +8,7 @@ import { listenCliSocket } from './cli-socket';
 export async function startOperatorServices(runtime: Runtime, origin: string): Promise<() => Promise<void>> {
   const token = await setupTokenAtStart(runtime);
   if (token) {
-    const base = process.env.PUBLIC_URL?.trim().replace(/\/+$/, '') || origin;
+    const base = runtime.config.siteUrl ?? origin;
     runtime.log.info(`first start: no administrator yet. Create one at ${base}/install?token=${token} (this link works once; a restart makes a new one)`);
   }
   const closeSocket = runtime.database.kind === 'pglite' ? await listenCliSocket(runtime) : null;

@@ -1,9 +1,8 @@
 import type { ServerConfig } from '../env';
 
-/** The site's public address for links printed outside a request: PUBLIC_URL, else SITE_DOMAIN, else localhost. */
-export function siteOrigin(config: ServerConfig, env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.PUBLIC_URL?.trim().replace(/\/+$/, '');
-  if (explicit) return explicit;
+/** The site's public address for links made outside a request (setup link, reset links, mails): SITE_URL, else SITE_DOMAIN, else localhost. */
+export function siteOrigin(config: Pick<ServerConfig, 'siteUrl' | 'siteDomain' | 'port'>): string {
+  if (config.siteUrl) return config.siteUrl;
   if (config.siteDomain) return `https://${config.siteDomain}`;
-  return `http://localhost:${config.port}`;
+  return `http://localhost:${config.port || 4321}`;
 }

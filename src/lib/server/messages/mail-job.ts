@@ -2,6 +2,7 @@
 // a delay (once each, one mail per member per run, in the member's language), deletes read
 // messages past the retention period, and drops replay events older than a day. Rows are claimed
 // with FOR UPDATE SKIP LOCKED, so instances running it at once never mail a message twice.
+import { siteOrigin as configuredOrigin } from '../admin/origin';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, gt, inArray, lt, lte, ne } from 'drizzle-orm';
 import type { Db } from '../db/client';
@@ -61,9 +62,7 @@ export async function unsubscribe(db: Db, userId: number, kind: MailKind): Promi
 
 /** The site's address for links in mails: SITE_URL, else the site domain, else localhost. */
 export function siteOrigin(runtime: Runtime): string {
-  const fromEnv = process.env.SITE_URL?.replace(/\/+$/, '');
-  if (fromEnv) return fromEnv;
-  return runtime.config.siteDomain ? `https://${runtime.config.siteDomain}` : `http://localhost:${runtime.config.port || 4321}`;
+  return configuredOrigin(runtime.config);
 }
 
 export interface JobResult { mails: number; messages: number; deleted: number; events: number }
