@@ -207,7 +207,7 @@ describe.each(MODES)('message center on $name', ({ pg }) => {
     expect(empty.data.fields.content).toBe('Please write a message');
     expect((await post<{ fields: Record<string, string> }>('ann', '/api/interaction/sendMessage', { user_id: id('bob'), content: 'x'.repeat(2001) })).data.fields.content).toBe('A private message has at most 2,000 characters');
     expect((await post('ann', '/api/interaction/sendMessage', { user_id: id('bob'), content: 'x'.repeat(2000) })).code).toBe(1);
-    expect((await post<{ fields: Record<string, string> }>('ann', '/api/interaction/sendMessage', { user_id: id('bob'), content: 'bell\u0007' })).data.fields.content).toBe('A private message cannot contain control characters');
+    expect((await post<{ fields: Record<string, string> }>('ann', '/api/interaction/sendMessage', { user_id: id('bob'), content: 'bell\u0007' })).data.fields.content).toBe('Contains control characters (such as NUL) that cannot be saved; remove them and try again');
   });
 
   it('limits new members to 3 new conversations on their first day and everyone to 20 messages an hour', async () => {
