@@ -63,7 +63,9 @@ test('task lists, mentions and avatars from the editor to the published post', a
   await expect(body).not.toContainText('[ ]');
   const mention = body.getByRole('link', { name: `@${friend}` });
   await expect(mention).toHaveAttribute('href', /\/user\/card\/\d+$/);
+  // A click opens the small member card; its "view profile" link leads to the full card.
   await mention.click();
+  await page.locator('.ucard').getByRole('link', { name: '查看主页' }).click();
   await expect(page).toHaveURL(/\/user\/card\/\d+$/);
   await expect(page.getByText(friend).first()).toBeVisible();
   await page.goBack();

@@ -64,7 +64,7 @@ test('every page type speaks one language, in English and in Chinese', async ({ 
     '/', '/ask', `/ask/info/${post!.id}`, '/ask/lists/category/1', `/ask/lists/user/${author!.id}`, '/ask/search/pglite', '/ask/post',
     '/md', '/md/guide/install', '/md/search?q=install', '/modules', '/modules/sample-paid-module', '/modules/editor', '/chat',
     `/user/card/${me!.id}`, '/user/account/overview', '/user/account/profile', '/user/account/balance', '/user/account/integral',
-    '/user/account/signIn', '/user/account/moduleOrders', '/user/developer/verif', '/no-such-page',
+    '/user/account/signIn', '/user/account/moduleOrders', '/user/developer/verif', '/user/messageCenter', '/no-such-page',
   ];
   const phrases = englishPhrases();
   const problems: string[] = [];

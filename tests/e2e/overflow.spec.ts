@@ -110,7 +110,7 @@ test.describe.serial('no page scrolls sideways at 390 px', () => {
     // Today's check-in, and a developer application approved by CLI (the developer pages open).
     expect((await api(page, '/api/account/signIn', {})).code).toBe(1);
     const applied = await api(page, '/api/developer/verif', {
-      real_name: '张三', id_number: '11010519491231002X', mobile: '13800138000', email: `${name}@example.com`, province: '11', city: '1101',
+      real_name: '张三', id_number: '110108198506123453', mobile: '13800138000', email: `${name}@example.com`, province: '11', city: '1101',
       intro: '写了五年 Node.js，准备发布几个写作相关的模块。',
     });
     expect(applied.code, applied.msg).toBe(1);
