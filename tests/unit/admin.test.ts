@@ -27,7 +27,8 @@ describe('setting checks', () => {
 
   it('orders groups, keeps groups another feature adds, and always has mail', () => {
     const field = (group: string): SettingField => ({ name: group, group, title: '', tip: '', type: 'string', value: '', defaultValue: null, readOnly: false, choices: null });
-    expect(settingGroups([field('market'), field('chat'), field('basics'), field('messages')])).toEqual(['basics', 'mail', 'market', 'chat', 'messages']);
+    expect(settingGroups([field('market'), field('chat'), field('basics'), field('messages')])).toEqual(['basics', 'mail', 'market', 'messages', 'chat']);
+    expect(settingGroups([field('market'), field('zeta'), field('basics')])).toEqual(['basics', 'mail', 'market', 'zeta']);
   });
 });
 

@@ -12,13 +12,13 @@ import type { Runtime } from '../runtime';
 import { lookup, type Locale } from '../../i18n';
 
 /** Groups in the order the page shows them; groups nobody listed here follow, by name. */
-export const SETTING_GROUP_ORDER = ['basics', 'user', 'upload', 'mail', 'ask', 'market', 'backup'];
+export const SETTING_GROUP_ORDER = ['basics', 'user', 'upload', 'mail', 'ask', 'market', 'messages', 'chat', 'backup'];
 /** Rows that are not settings an operator edits here. */
 const HIDDEN_TYPES = new Set(['secret']);
 const HIDDEN_GROUPS = new Set(['security']);
 const READ_ONLY = new Set(['version']);
 /** Choices of settings whose value is one of a few words. */
-export const SETTING_CHOICES: Record<string, readonly string[]> = { upload_mode: ['local', 'cos'] };
+export const SETTING_CHOICES: Record<string, readonly string[]> = { upload_mode: ['local', 's3', 'cos'] };
 
 export interface SettingField {
   name: string;
