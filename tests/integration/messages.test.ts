@@ -237,8 +237,10 @@ describe.each(MODES)('message center on $name', ({ pg }) => {
   });
 
   it('shows the user card to visitors, with counts and whether the viewer may write', async () => {
-    const visitor = await get<{ nickname: string; can_message: boolean; posts: number; answers: number }>(null, `/api/interaction/userCard?user_id=${id('bob')}`);
+    const visitor = await get<{ nickname: string; can_message: boolean; posts: number; answers: number; join_time: number; join_date: string }>(null, `/api/interaction/userCard?user_id=${id('bob')}`);
     expect(visitor.data).toMatchObject({ nickname: 'bob', can_message: false, posts: 0, answers: 0 });
+    // The join day on the site's clock (Asia/Shanghai by default), as the pages show it.
+    expect(visitor.data.join_date).toBe(new Date((visitor.data.join_time + 8 * 3600) * 1000).toISOString().slice(0, 10));
     expect((await get<{ can_message: boolean }>('ann', `/api/interaction/userCard?user_id=${id('bob')}`)).data.can_message).toBe(true);
     expect((await get<{ can_message: boolean }>('bob', `/api/interaction/userCard?user_id=${id('bob')}`)).data.can_message).toBe(false);
     expect((await get(null, '/api/interaction/userCard?user_id=2000000000')).code).toBe(0);

@@ -5,10 +5,9 @@ import { request } from './api';
 import { pageLocale } from '../i18n/client';
 import zh from '../i18n/zh-cn/messages';
 import en from '../i18n/en/messages';
-import { formatDate } from '../shared/date';
 import { interpolate } from '../i18n/types';
 
-interface Card { id: number; nickname: string; avatar: string; motto: string; join_time: number; posts: number; answers: number; can_message: boolean; blocked: boolean }
+interface Card { id: number; nickname: string; avatar: string; motto: string; join_time: number; join_date: string; posts: number; answers: number; can_message: boolean; blocked: boolean }
 
 const STYLE = `.ucard{position:absolute;z-index:2100;padding:1rem;box-shadow:0 8px 24px rgba(0,0,0,.15);display:flex;flex-direction:column;gap:.5rem}
 .ucard-head{display:flex;gap:.75rem;align-items:center;padding-right:1.5rem}.ucard-head .avatar{width:2.5rem;height:2.5rem;flex:none}
@@ -52,7 +51,7 @@ function fill(box: HTMLElement, card: Card, link: HTMLAnchorElement): void {
   if (card.avatar) avatar.append(el('img', { src: card.avatar, alt: '' }));
   else avatar.textContent = [...card.nickname][0]?.toUpperCase() ?? '?';
   const who = el('div');
-  who.append(el('strong', {}, card.nickname), el('div', { class: 'muted small' }, t('messages.card.joined', { date: formatDate(card.join_time, 'yyyy-mm-dd') })));
+  who.append(el('strong', {}, card.nickname), el('div', { class: 'muted small' }, t('messages.card.joined', { date: card.join_date })));
   head.append(avatar, who);
   box.append(head);
   if (card.motto) box.append(el('p', { class: 'ucard-motto' }, card.motto));
