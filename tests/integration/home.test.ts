@@ -142,7 +142,7 @@ describe('the member card', () => {
     expect(card.text).toContain('class="site-header"');
     expect(card.text).toContain('data-action="set-language"');
     expect(card.text).toContain('Accepted answers');
-    expect(card.text).toMatch(/<span class="badge badge-solved">Accepted answer<\/span>Where does the home page &lt;b&gt;cache&lt;\/b&gt; live\?/);
+    expect(card.text).toMatch(/<span class="badge badge-solved">Accepted answer<\/span><span data-user-content>Where does the home page &lt;b&gt;cache&lt;\/b&gt; live\?/);
     expect(card.text).toContain('In memory, per host, path, locale and theme.');
     expect(card.text).toContain('href="/modules/home-tester"');
     expect(card.text).toMatch(/<dt>Accepted<\/dt>\s*<dd><a href="#card-accepted">1<\/a><\/dd>/);
