@@ -1,12 +1,11 @@
 // Local uploads (`POST /api/ajax/upload`) and the files they produce (`GET /storage/...`), as raw
 // Node handlers: Astro's adapter buffers request bodies, an upload is streamed to disk instead, so
 // memory stays flat whatever the file size.
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, constants as fsConstants, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, constants as fsConstants, type Stats } from 'node:fs';
 import { copyFile, link, mkdir, open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, resolve, sep } from 'node:path';
-import { finished } from 'node:stream/promises';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
@@ -22,6 +21,7 @@ import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 import { formatDate } from '../lib/shared/date';
 import { replyAfterBody } from './drain';
+import { ClientGone, FORM_OVERHEAD, isMultipart, MultipartError, receiveFile, Rejection, type Received, type ReceiveRules } from './multipart';
 
 export interface UploadContext {
   locale: Locale;
@@ -32,182 +32,12 @@ export interface UploadContext {
   viaCookie?: boolean;
 }
 
-/** Multipart framing, part headers and other fields allowed on top of the file itself. */
-const FORM_OVERHEAD = 1024 * 1024;
-const MAX_PART_HEADER = 16 * 1024;
 const UPLOADS_PER_MINUTE = 30;
 const PACKAGES_PER_MINUTE = 10;
 /** Used when `market_package_max_size` cannot be read. */
 const DEFAULT_PACKAGE_SIZE = 20 * 1024 * 1024;
 const DRIVERS = new Set(['local']);
 const ALPHA_DASH = /^[A-Za-z0-9_-]+$/;
-/**
- * Node's HTTP parser hands every body fragment over in a fresh buffer that only a collection frees;
- * V8 waits until ~64 MB of them piled up. When the process runs with `--expose-gc`, a young-generation
- * collection (about a millisecond) every few MiB received keeps that pile, and RSS, small.
- */
-const COLLECT_EVERY = 8 * 1024 * 1024;
-const collectYoung = (globalThis as { gc?: (options?: { type?: 'minor' | 'major' }) => unknown }).gc;
-
-// ---------------------------------------------------------------------------------------------
-// Streaming multipart/form-data parser
-
-export interface PartHeaders {
-  /** Lower-cased header names. */
-  headers: Record<string, string>;
-  name: string | null;
-  /** null when the part is not a file (no filename parameter). */
-  filename: string | null;
-  contentType: string;
-}
-
-export interface MultipartHandlers {
-  onPart(part: PartHeaders): void;
-  onData(chunk: Buffer): void;
-  onPartEnd(): void;
-}
-
-export class MultipartError extends Error {}
-
-/** The boundary of a `multipart/form-data` Content-Type, or null. */
-export function multipartBoundary(contentType: string | undefined): string | null {
-  if (!contentType || !/^\s*multipart\/form-data\s*(;|$)/i.test(contentType)) return null;
-  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
-  return m ? (m[1] ?? m[2] ?? null) : null;
-}
-
-/** `form-data; name="file"; filename="a b.png"` → parameters (quoted strings unescaped, RFC 5987 `filename*`). */
-export function dispositionParams(value: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /;\s*([A-Za-z0-9_*.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(value))) {
-    const key = m[1]!.toLowerCase();
-    const raw = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '').trim();
-    if (key.endsWith('*')) {
-      const ext = /^([\w-]+)'[^']*'(.*)$/.exec(raw);
-      try { out[key.slice(0, -1)] = ext ? decodeURIComponent(ext[2]!) : raw; } catch { /* malformed: ignore */ }
-    } else if (!(key in out)) {
-      out[key] = raw;
-    }
-  }
-  return out;
-}
-
-/**
- * A push parser: feed it the body chunk by chunk, it calls back with part headers and body
- * slices. It holds at most one part header block (≤ 16 KiB) and a delimiter-sized tail, never a
- * part body, so memory does not grow with the file.
- */
-export class MultipartParser {
-  #state: 'preamble' | 'boundary' | 'headers' | 'body' | 'done' = 'preamble';
-  #buf: Buffer;
-  readonly #delimiter: Buffer;
-
-  constructor(boundary: string, private readonly handlers: MultipartHandlers) {
-    this.#delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
-    // The first delimiter has no leading CRLF: pretend it had one.
-    this.#buf = Buffer.from('\r\n', 'latin1');
-  }
-
-  get done(): boolean {
-    return this.#state === 'done';
-  }
-
-  feed(chunk: Buffer): void {
-    if (this.#state === 'done') return;
-    const d = this.#delimiter;
-    const carry = this.#buf;
-    if (this.#state === 'body' && carry.length > 0 && chunk.length >= d.length - 1) {
-      // Body bytes held back last time (they could start a delimiter) are settled against the
-      // start of this chunk, so the chunk itself is never copied: copying every chunk doubles
-      // the garbage and the memory the process holds between collections.
-      const head = Buffer.concat([carry, chunk.subarray(0, d.length - 1)]);
-      const i = head.indexOf(d);
-      if (i >= 0 && i < carry.length) {
-        if (i > 0) this.handlers.onData(carry.subarray(0, i));
-        this.handlers.onPartEnd();
-        this.#state = 'boundary';
-        this.#buf = chunk.subarray(i + d.length - carry.length);
-      } else {
-        this.handlers.onData(carry);
-        this.#buf = chunk;
-      }
-    } else {
-      this.#buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-    }
-    for (;;) {
-      const buf = this.#buf;
-      if (this.#state === 'preamble') {
-        const i = buf.indexOf(d);
-        if (i < 0) { this.#buf = buf.subarray(Math.max(0, buf.length - d.length + 1)); return; }
-        this.#buf = buf.subarray(i + d.length);
-        this.#state = 'boundary';
-      } else if (this.#state === 'boundary') {
-        if (buf.length < 2) return;
-        if (buf[0] === 0x2d && buf[1] === 0x2d) { this.#state = 'done'; this.#buf = Buffer.alloc(0); return; }
-        const eol = buf.indexOf('\r\n', 0, 'latin1');
-        if (eol < 0) {
-          if (buf.length > 256) throw new MultipartError('bad boundary line');
-          return;
-        }
-        // Only linear white space may follow a delimiter before its CRLF.
-        if (!/^[ \t]*$/.test(buf.subarray(0, eol).toString('latin1'))) throw new MultipartError('bad boundary line');
-        this.#buf = buf.subarray(eol + 2);
-        this.#state = 'headers';
-      } else if (this.#state === 'headers') {
-        const end = buf.indexOf('\r\n\r\n', 0, 'latin1');
-        if (end < 0) {
-          if (buf.length > MAX_PART_HEADER) throw new MultipartError('part headers too large');
-          return;
-        }
-        if (end > MAX_PART_HEADER) throw new MultipartError('part headers too large');
-        this.handlers.onPart(parsePartHeaders(buf.subarray(0, end).toString('utf8')));
-        this.#buf = buf.subarray(end + 4);
-        this.#state = 'body';
-        if (this.done) return;
-      } else if (this.#state === 'body') {
-        const i = buf.indexOf(d);
-        if (i < 0) {
-          const safe = buf.length - d.length + 1;
-          if (safe > 0) {
-            this.handlers.onData(buf.subarray(0, safe));
-            // A copy of the tail, so the chunk it came from is not kept alive.
-            this.#buf = Buffer.from(buf.subarray(safe));
-          }
-          return;
-        }
-        if (i > 0) this.handlers.onData(buf.subarray(0, i));
-        this.handlers.onPartEnd();
-        this.#buf = buf.subarray(i + d.length);
-        this.#state = 'boundary';
-      } else {
-        return;
-      }
-    }
-  }
-
-  /** Stops parsing: later chunks are ignored. */
-  stop(): void {
-    this.#state = 'done';
-    this.#buf = Buffer.alloc(0);
-  }
-}
-
-function parsePartHeaders(block: string): PartHeaders {
-  const headers: Record<string, string> = {};
-  for (const line of block.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  const params = dispositionParams(headers['content-disposition'] ?? '');
-  return {
-    headers,
-    name: params.name ?? null,
-    filename: 'filename' in params ? params.filename! : null,
-    contentType: headers['content-type'] ?? '',
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Image dimensions from header bytes (png, jpeg, gif, webp, bmp): no library, no full read
@@ -301,13 +131,6 @@ function sendEarly(req: IncomingMessage, res: ServerResponse, status: number, co
   replyAfterBody(req, (close) => sendJson(res, status, code, msg, data, close ? { ...headers, connection: 'close' } : headers));
 }
 
-/** The upload breaks a rule: `key` is the message to answer with. */
-class Rejection extends Error {
-  constructor(readonly key: string) { super(key); }
-}
-
-/** The client closed the connection before the body ended: nobody to answer. */
-class ClientGone extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // The upload itself
@@ -428,122 +251,6 @@ function fileReply(row: AttachmentRow, req: IncomingMessage, cdnUrl: string) {
   };
 }
 
-interface Received {
-  tmpPath: string;
-  name: string;
-  mimetype: string;
-  size: number;
-  sha1: string;
-}
-
-/** What one kind of upload accepts, checked while the body streams in. */
-interface ReceiveRules {
-  maxSize: number;
-  /** The message key refusing a file by its name and declared type, or null to take it. */
-  refuse(filename: string, contentType: string): string | null;
-  /** The message key for a file over `maxSize`. */
-  tooLarge: string;
-}
-
-/**
- * Streams the `file` part of the body to `tmpPath`, hashing as it goes, stopping as soon as the
- * type or size rule fails (a `Rejection`, also for a body without a complete file part). On any
- * failure the temporary file is gone before the promise rejects.
- */
-function receive(req: IncomingMessage, boundary: string, tmpPath: string, rules: ReceiveRules): Promise<Received> {
-  return new Promise((resolvePromise, rejectPromise) => {
-    const hash = createHash('sha1');
-    let out: ReturnType<typeof createWriteStream> | null = null;
-    let inFile = false;
-    let file: { name: string; mimetype: string } | null = null;
-    let size = 0;
-    let fileDone = false;
-    let total = 0;
-    let settled = false;
-    const totalLimit = rules.maxSize + FORM_OVERHEAD;
-
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const fail = (err: unknown): void => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      parser.stop();
-      const stream = out;
-      const close = stream && !stream.closed ? new Promise<void>((r) => { stream.once('close', () => r()); stream.destroy(); }) : Promise.resolve();
-      void close.then(() => unlink(tmpPath).catch(() => undefined)).then(() => rejectPromise(err));
-    };
-
-    const parser = new MultipartParser(boundary, {
-      onPart(part) {
-        if (file || part.name !== 'file' || part.filename === null) return;
-        if (!part.filename) return; // An empty file input: the part is there, the file is not.
-        const refusal = rules.refuse(part.filename, part.contentType);
-        if (refusal) throw new Rejection(refusal);
-        file = { name: part.filename, mimetype: part.contentType };
-        inFile = true;
-        out = createWriteStream(tmpPath, { flags: 'wx', mode: 0o644 });
-        out.on('error', fail);
-      },
-      onData(chunk) {
-        if (!inFile) return;
-        size += chunk.length;
-        if (size > rules.maxSize) throw new Rejection(rules.tooLarge);
-        hash.update(chunk);
-        out!.write(chunk);
-      },
-      onPartEnd() {
-        if (inFile) { inFile = false; fileDone = true; }
-      },
-    });
-
-    const onData = (chunk: Buffer): void => {
-      if (settled) return;
-      total += chunk.length;
-      if (collectYoung && Math.floor(total / COLLECT_EVERY) !== Math.floor((total - chunk.length) / COLLECT_EVERY)) collectYoung({ type: 'minor' });
-      try {
-        if (total > totalLimit) throw new Rejection(rules.tooLarge);
-        parser.feed(chunk);
-      } catch (err) {
-        fail(err);
-        return;
-      }
-      // Backpressure: stop reading the socket until the disk caught up.
-      if (out?.writableNeedDrain) {
-        req.pause();
-        out.once('drain', () => { if (!settled) req.resume(); });
-      }
-    };
-    const onEnd = (): void => {
-      if (settled) return;
-      if (!file || !fileDone || !parser.done) {
-        fail(new Rejection('upload.incomplete'));
-        return;
-      }
-      settled = true;
-      cleanup();
-      const done = file;
-      const stream = out!;
-      stream.end();
-      finished(stream).then(
-        () => resolvePromise({ tmpPath, name: done.name, mimetype: done.mimetype, size, sha1: hash.digest('hex') }),
-        (err: unknown) => { void unlink(tmpPath).catch(() => undefined).then(() => rejectPromise(err)); },
-      );
-    };
-    const onError = (err: Error): void => fail(req.complete ? err : new ClientGone(err.message));
-    const onClose = (): void => { if (!req.complete) fail(new ClientGone()); };
-
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
-}
-
 type Translate = (key: string, values?: Record<string, string | number>) => string;
 
 /**
@@ -575,10 +282,10 @@ async function tempPathIn(root: string): Promise<string> {
   return join(tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
 }
 
-/** `receive()` that answers the refusals itself: null when it replied (or nobody is left to reply to). */
-async function receiveOrReply(req: IncomingMessage, res: ServerResponse, boundary: string, tmpPath: string, rules: ReceiveRules, fail: (key: string) => void): Promise<Received | null> {
+/** `receiveFile()` that answers the refusals itself: null when it replied (or nobody is left to reply to). */
+async function receiveOrReply(req: IncomingMessage, res: ServerResponse, tmpPath: string, rules: ReceiveRules, fail: (key: string) => void): Promise<Received | null> {
   try {
-    return await receive(req, boundary, tmpPath, rules);
+    return await receiveFile(req, req.headers, tmpPath, rules);
   } catch (err) {
     if (err instanceof Rejection) { fail(err.key); return null; }
     if (err instanceof MultipartError) { fail('upload.incomplete'); return null; }
@@ -606,13 +313,12 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
     const topic = query.get('topic') || 'default';
     if (!ALPHA_DASH.test(topic) || topic.length > 20) return fail('upload.topicInvalid');
 
-    const boundary = multipartBoundary(req.headers['content-type']);
-    if (!boundary) return fail('upload.incomplete');
+    if (!isMultipart(req.headers['content-type'])) return fail('upload.incomplete');
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > settings.maxSize + FORM_OVERHEAD) return fail('upload.tooLarge');
 
     tmpPath = await tempPathIn(storageRoot(runtime));
-    const received = await receiveOrReply(req, res, boundary, tmpPath, {
+    const received = await receiveOrReply(req, res, tmpPath, {
       maxSize: settings.maxSize,
       refuse: (name, type) => (isTypeAllowed(name, type, settings) ? null : 'upload.typeNotAllowed'),
       tooLarge: 'upload.tooLarge',
@@ -703,14 +409,13 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
     const maxSize = parseSize(await runtime.site.get('market_package_max_size', '20mb')) || DEFAULT_PACKAGE_SIZE;
     limitText = sizeLabel(maxSize);
 
-    const boundary = multipartBoundary(req.headers['content-type']);
-    if (!boundary) return fail('upload.incomplete');
+    if (!isMultipart(req.headers['content-type'])) return fail('upload.incomplete');
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > maxSize + FORM_OVERHEAD) return fail('devstudio.package.tooLarge');
 
     const root = packageRoot(runtime);
     tmpPath = await tempPathIn(root);
-    const received = await receiveOrReply(req, res, boundary, tmpPath, {
+    const received = await receiveOrReply(req, res, tmpPath, {
       maxSize,
       refuse: (name) => (/\.zip$/i.test(name.trim()) ? null : 'devstudio.package.notZipName'),
       tooLarge: 'devstudio.package.tooLarge',
