@@ -7,6 +7,7 @@ import { copyFile, link, mkdir, open, realpath, stat, unlink, type FileHandle } 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, resolve, sep } from 'node:path';
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { imageSize } from 'image-size';
 import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
@@ -40,66 +41,27 @@ const DRIVERS = new Set(['local']);
 const ALPHA_DASH = /^[A-Za-z0-9_-]+$/;
 
 // ---------------------------------------------------------------------------------------------
-// Image dimensions from header bytes (png, jpeg, gif, webp, bmp): no library, no full read
+// Image dimensions from the first bytes (png, jpeg, gif, webp, bmp), read by image-size
 
 export interface ImageInfo { mime: string; width: number; height: number }
 
 /** Reads `length` bytes at `offset` (fewer at the end of the file). */
 export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
 
-/** The image type by magic bytes and its size, or null when the bytes are not a known image. */
-export async function readImageInfo(read: ReadAt): Promise<ImageInfo | null> {
-  const head = await read(0, 32);
-  if (head.length >= 24 && head.readUInt32BE(0) === 0x89504e47 && head.readUInt32BE(4) === 0x0d0a1a0a && head.toString('latin1', 12, 16) === 'IHDR') {
-    return { mime: 'image/png', width: head.readUInt32BE(16), height: head.readUInt32BE(20) };
-  }
-  if (head.length >= 10 && /^GIF8[79]a$/.test(head.toString('latin1', 0, 6))) {
-    return { mime: 'image/gif', width: head.readUInt16LE(6), height: head.readUInt16LE(8) };
-  }
-  if (head.length >= 30 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') {
-    const kind = head.toString('latin1', 12, 16);
-    if (kind === 'VP8 ' && head[23] === 0x9d && head[24] === 0x01 && head[25] === 0x2a) {
-      return { mime: 'image/webp', width: head.readUInt16LE(26) & 0x3fff, height: head.readUInt16LE(28) & 0x3fff };
-    }
-    if (kind === 'VP8L' && head[20] === 0x2f) {
-      const bits = head.readUInt32LE(21);
-      return { mime: 'image/webp', width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
-    }
-    if (kind === 'VP8X') {
-      return { mime: 'image/webp', width: head.readUIntLE(24, 3) + 1, height: head.readUIntLE(27, 3) + 1 };
-    }
-    return null;
-  }
-  if (head.length >= 26 && head[0] === 0x42 && head[1] === 0x4d && head.readUInt32LE(14) >= 12) {
-    const dib = head.readUInt32LE(14);
-    if (dib === 12) return { mime: 'image/bmp', width: head.readUInt16LE(18), height: head.readUInt16LE(20) };
-    return { mime: 'image/bmp', width: Math.abs(head.readInt32LE(18)), height: Math.abs(head.readInt32LE(22)) };
-  }
-  if (head.length >= 4 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return jpegSize(read);
-  return null;
-}
+/** As much of the file as image-size reads from a file itself: enough to pass EXIF blocks before a JPEG frame header. */
+const IMAGE_HEAD = 512 * 1024;
+/** The types stored as images (the member's declared type is kept for anything else, SVG included). */
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp' };
 
-/** Walks JPEG segments (skipping EXIF and other APPn blocks by their length) to the first SOFn. */
-async function jpegSize(read: ReadAt): Promise<ImageInfo | null> {
-  let offset = 2;
-  for (let guard = 0; guard < 1000; guard++) {
-    const seg = await read(offset, 9);
-    if (seg.length < 4) return null;
-    if (seg[0] !== 0xff) return null;
-    const marker = seg[1]!;
-    if (marker === 0xff) { offset++; continue; } // fill byte
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) { offset += 2; continue; }
-    if (marker === 0xd9 || marker === 0xda) return null; // end of image / scan before any frame header
-    const length = seg.readUInt16BE(2);
-    if (length < 2) return null;
-    const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isSof) {
-      if (seg.length < 9) return null;
-      return { mime: 'image/jpeg', height: seg.readUInt16BE(5), width: seg.readUInt16BE(7) };
-    }
-    offset += 2 + length;
-  }
-  return null;
+/** The image type by its bytes and its size, or null when the bytes are not a known image. */
+export async function readImageInfo(read: ReadAt): Promise<ImageInfo | null> {
+  const head = await read(0, IMAGE_HEAD);
+  let found: ReturnType<typeof imageSize>;
+  try { found = imageSize(head); } catch { return null; }
+  const mime = found.type ? IMAGE_TYPES[found.type] : undefined;
+  const { width, height } = found;
+  if (!mime || !Number.isSafeInteger(width) || !Number.isSafeInteger(height) || width < 0 || height < 0) return null;
+  return { mime, width, height };
 }
 
 function fileReader(fh: FileHandle): ReadAt {
