@@ -384,9 +384,7 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
     }, fail);
     if (!received) return;
 
-    const fh = await open(received.tmpPath, 'r');
-    let verdict: Awaited<ReturnType<typeof checkZip>>;
-    try { verdict = await checkZip(fileReader(fh), received.size); } finally { await fh.close(); }
+    const verdict = await checkZip(received.tmpPath);
     if (verdict !== 'ok') return fail(verdict === 'empty' ? 'devstudio.package.empty' : 'devstudio.package.notZip');
 
     const now = Math.floor(Date.now() / 1000);

@@ -2,7 +2,7 @@
 // in the site's time zone, the next version, and the earnings chart's scale.
 import { crc32, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { checkZipBuffer } from '../../src/lib/server/market/zip';
+import { checkZipBuffer, MAX_ZIP_ENTRIES } from '../../src/lib/server/market/zip';
 import { chartBars, dayStart, monthWindows, nextVersion, niceCeiling, zonedMidnight } from '../../src/lib/server/market/studio';
 import { ModuleInput, SalesInput, VersionInput, WithdrawInput, splitTags, yuanToCents } from '../../src/lib/shared/validation/studio';
 
@@ -78,6 +78,22 @@ describe('checkZip', () => {
     lying.writeUInt16LE(1, 10);
     expect(await checkZipBuffer(lying)).toBe('notZip');
     expect(await checkZipBuffer(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.alloc(40)]))).toBe('notZip');
+  });
+
+  it('refuses unsafe entry names, too many entries and a declared zip bomb', async () => {
+    expect(await checkZipBuffer(zip([manifest, { name: '../../etc/cron.d/x', data: Buffer.from('x') }]))).toBe('notZip');
+    expect(await checkZipBuffer(zip([{ name: '/etc/passwd', data: Buffer.from('x') }]))).toBe('notZip');
+    expect(await checkZipBuffer(zip([{ name: 'src\\..\\..\\x.js', data: Buffer.from('x') }]))).toBe('notZip');
+    const many = Array.from({ length: MAX_ZIP_ENTRIES + 1 }, (_, i) => ({ name: `f${i}`, data: Buffer.alloc(0) }));
+    expect(await checkZipBuffer(zip(many))).toBe('notZip');
+    expect(await checkZipBuffer(zip(many.slice(0, 100)))).toBe('ok');
+    // Two entries that together claim more than MAX_ZIP_UNPACKED bytes once unpacked.
+    const bomb = zip([{ name: 'a', data: Buffer.from('a'), deflate: true }, { name: 'b', data: Buffer.from('b'), deflate: true }]);
+    const directory = bomb.length - 22 - 2 * 47;
+    bomb.writeUInt32LE(0x30000000, directory + 24);
+    expect(await checkZipBuffer(bomb)).toBe('ok');
+    bomb.writeUInt32LE(0x30000000, directory + 47 + 24);
+    expect(await checkZipBuffer(bomb)).toBe('notZip');
   });
 });
 

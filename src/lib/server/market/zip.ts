@@ -1,79 +1,57 @@
-// Is this file a zip archive with something in it? Read from its two ends only, so a package is
-// checked without loading it: the local file header at offset 0 and the end-of-central-directory
-// record (with its ZIP64 form) at the end.
+// Is this file a zip archive with something in it? yauzl reads its end record and central directory
+// (not the entries' data), and checks every entry name: a package whose names are absolute, climb
+// out with `..` or are not valid is no package. Entry count and total unpacked size are bounded.
 import { crc32 } from 'node:zlib';
-
-/** Reads `length` bytes at `offset` (fewer at the end of the file). */
-export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
+import yauzl from 'yauzl';
 
 export type ZipCheck = 'ok' | 'notZip' | 'empty';
 
-const LOCAL_HEADER = 0x04034b50;
-const CENTRAL_HEADER = 0x02014b50;
-const END_RECORD = 0x06054b50;
-const ZIP64_LOCATOR = 0x07064b50;
-const ZIP64_END_RECORD = 0x06064b50;
-const END_SIZE = 22;
-const MAX_COMMENT = 0xffff;
+/** More entries than any module needs: such an archive is refused unread. */
+export const MAX_ZIP_ENTRIES = 10_000;
+/** Most bytes all entries may unpack to (a zip bomb declares far more). */
+export const MAX_ZIP_UNPACKED = 1024 * 1024 * 1024;
 
-/** Where the end-of-central-directory record starts in `tail` (the file's last bytes), or -1. */
-function findEndRecord(tail: Buffer): number {
-  // The record is the last one whose comment length reaches exactly the end of the file.
-  for (let i = tail.length - END_SIZE; i >= 0; i--) {
-    if (tail.readUInt32LE(i) === END_RECORD && i + END_SIZE + tail.readUInt16LE(i + 20) === tail.length) return i;
-  }
-  return -1;
+type Opened = (err: Error | null, zip?: yauzl.ZipFile) => void;
+
+/** Walks the central directory of an opened archive to a verdict. */
+function verdict(open: (options: yauzl.Options, done: Opened) => void): Promise<ZipCheck> {
+  return new Promise((resolvePromise) => {
+    open({ lazyEntries: true, autoClose: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: true }, (err, zip) => {
+      if (err || !zip) { resolvePromise('notZip'); return; }
+      if (zip.entryCount === 0) { zip.close(); resolvePromise('empty'); return; }
+      if (zip.entryCount > MAX_ZIP_ENTRIES) { zip.close(); resolvePromise('notZip'); return; }
+      let settled = false;
+      let unpacked = 0;
+      const settle = (value: ZipCheck): void => {
+        if (settled) return;
+        settled = true;
+        if (zip.isOpen) zip.close();
+        resolvePromise(value);
+      };
+      zip.on('entry', (entry: yauzl.Entry) => {
+        unpacked += entry.uncompressedSize;
+        if (unpacked > MAX_ZIP_UNPACKED) { settle('notZip'); return; }
+        zip.readEntry();
+      });
+      zip.on('end', () => settle('ok'));
+      zip.on('error', () => settle('notZip'));
+      zip.readEntry();
+    });
+  });
 }
 
 /**
  * 'ok' for a zip with at least one entry, 'empty' for a well-formed zip without entries, 'notZip'
- * for anything else (wrong magic bytes, no end record, a central directory outside the file).
+ * for anything else (not a zip, a damaged or lying directory, unsafe entry names, too many
+ * entries or too many unpacked bytes).
  */
-export async function checkZip(read: ReadAt, size: number): Promise<ZipCheck> {
-  const head = await read(0, 4);
-  if (head.length < 4) return 'notZip';
-  if (head.readUInt32LE(0) === END_RECORD) {
-    // An archive without entries is only an end record: a zip, but nothing to install.
-    const whole = await read(0, Math.min(size, END_SIZE + MAX_COMMENT));
-    return whole.length === size && findEndRecord(whole) === 0 && whole.readUInt16LE(10) === 0 ? 'empty' : 'notZip';
-  }
-  if (size < 4 + END_SIZE || head.readUInt32LE(0) !== LOCAL_HEADER) return 'notZip';
-  const tailLength = Math.min(size, END_SIZE + MAX_COMMENT);
-  const tailStart = size - tailLength;
-  const tail = await read(tailStart, tailLength);
-  if (tail.length !== tailLength) return 'notZip';
-  const at = findEndRecord(tail);
-  if (at < 0) return 'notZip';
-  const endOffset = tailStart + at;
-
-  let entries = tail.readUInt16LE(at + 10);
-  let directorySize = tail.readUInt32LE(at + 12);
-  let directoryOffset = tail.readUInt32LE(at + 16);
-  let directoryEnd = endOffset;
-  if (entries === 0xffff || directorySize === 0xffffffff || directoryOffset === 0xffffffff) {
-    // ZIP64: the locator sits just before the end record and points at the 64-bit record.
-    if (endOffset < 20) return 'notZip';
-    const locator = await read(endOffset - 20, 20);
-    if (locator.length !== 20 || locator.readUInt32LE(0) !== ZIP64_LOCATOR) return 'notZip';
-    const recordOffset = Number(locator.readBigUInt64LE(8));
-    if (recordOffset + 56 > endOffset - 20) return 'notZip';
-    const record = await read(recordOffset, 56);
-    if (record.length !== 56 || record.readUInt32LE(0) !== ZIP64_END_RECORD) return 'notZip';
-    entries = Number(record.readBigUInt64LE(32));
-    directorySize = Number(record.readBigUInt64LE(40));
-    directoryOffset = Number(record.readBigUInt64LE(48));
-    directoryEnd = recordOffset;
-  }
-  if (directoryOffset + directorySize > directoryEnd) return 'notZip';
-  if (entries === 0) return 'empty';
-  if (directorySize < 46) return 'notZip';
-  const first = await read(directoryOffset, 4);
-  return first.length === 4 && first.readUInt32LE(0) === CENTRAL_HEADER ? 'ok' : 'notZip';
+export function checkZip(path: string): Promise<ZipCheck> {
+  return verdict((options, done) => yauzl.open(path, options, done));
 }
 
 /** `checkZip` over bytes already in memory (tests, small files). */
 export function checkZipBuffer(bytes: Buffer): Promise<ZipCheck> {
-  return checkZip(async (offset, length) => bytes.subarray(offset, offset + length), bytes.length);
+  return verdict((options, done) => yauzl.fromBuffer(bytes, options, done));
 }
 
 /**
