@@ -86,6 +86,9 @@ export function receiveFile(body: Readable & { complete?: boolean }, headers: In
         headers,
         // Names as sent (folders included: the stored name drops them) and parameters read as UTF-8, as browsers send them.
         preservePath: true,
+        // File data handed over in larger slices: fewer pauses between busboy and the disk (the
+        // default 16 KiB halved the throughput of a large upload under --expose-gc in bench/upload-memory.mjs).
+        fileHwm: 256 * 1024,
         defParamCharset: 'utf8',
         // One byte over the maximum is what tells "too large" from "exactly the maximum".
         limits: { fileSize: rules.maxSize + 1, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_SIZE, parts: MAX_PARTS },
