@@ -201,7 +201,7 @@ describe('earnings chart scale', () => {
 describe('storedZip', () => {
   it('writes an archive the package check accepts, with each file readable at its offset', async () => {
     const { storedZip } = await import('../../src/lib/server/market/zip');
-    const bytes = storedZip([{ name: 'README.md', text: '# Hi\n' }, { name: '说明.txt', text: '你好' }]);
+    const bytes = await storedZip([{ name: 'README.md', text: '# Hi\n' }, { name: '说明.txt', text: '你好' }]);
     expect(await checkZipBuffer(bytes)).toBe('ok');
     const nameLength = bytes.readUInt16LE(26);
     expect(bytes.subarray(30, 30 + nameLength).toString()).toBe('README.md');
@@ -212,14 +212,14 @@ describe('storedZip', () => {
   it('dates every entry (local and central headers) with its real modification time, not 1980', async () => {
     const { storedZip, fromDosDateTime } = await import('../../src/lib/server/market/zip');
     const when = new Date(2026, 10, 25, 14, 37, 42);
-    const bytes = storedZip([{ name: 'a.txt', text: 'a' }, { name: 'b.txt', text: 'b', modified: new Date(2025, 0, 2, 3, 4, 6) }], when);
+    const bytes = await storedZip([{ name: 'a.txt', text: 'a' }, { name: 'b.txt', text: 'b', modified: new Date(2025, 0, 2, 3, 4, 6) }], when);
     expect(fromDosDateTime(bytes.readUInt16LE(12), bytes.readUInt16LE(10))).toEqual(when);
     const directory = bytes.readUInt32LE(bytes.length - 22 + 16);
     const second = directory + 46 + bytes.readUInt16LE(directory + 28);
     expect(fromDosDateTime(bytes.readUInt16LE(directory + 14), bytes.readUInt16LE(directory + 12))).toEqual(when);
     expect(fromDosDateTime(bytes.readUInt16LE(second + 14), bytes.readUInt16LE(second + 12))).toEqual(new Date(2025, 0, 2, 3, 4, 6));
     // The default is the moment of writing.
-    const now = storedZip([{ name: 'n.txt', text: 'n' }]);
+    const now = await storedZip([{ name: 'n.txt', text: 'n' }]);
     expect(Math.abs(fromDosDateTime(now.readUInt16LE(12), now.readUInt16LE(10)).getTime() - Date.now())).toBeLessThan(5000);
   });
 });

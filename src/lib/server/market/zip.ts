@@ -1,8 +1,8 @@
 // Is this file a zip archive with something in it? yauzl reads its end record and central directory
 // (not the entries' data), and checks every entry name: a package whose names are absolute, climb
 // out with `..` or are not valid is no package. Entry count and total unpacked size are bounded.
-import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
+import yazl from 'yazl';
 
 export type ZipCheck = 'ok' | 'notZip' | 'empty';
 
@@ -54,52 +54,22 @@ export function checkZipBuffer(bytes: Buffer): Promise<ZipCheck> {
   return verdict((options, done) => yauzl.fromBuffer(bytes, options, done));
 }
 
-/**
- * A moment as MS-DOS date and time (the zip entry's modification stamp, 2-second steps, in the
- * process's local time as zip tools read it). Dates before 1980 cannot be written: they become 1980-01-01.
- */
-export function dosDateTime(at: Date): { date: number; time: number } {
-  if (at.getFullYear() < 1980) return { date: (1 << 5) | 1, time: 0 };
-  return {
-    date: ((at.getFullYear() - 1980) << 9) | ((at.getMonth() + 1) << 5) | at.getDate(),
-    time: (at.getHours() << 11) | (at.getMinutes() << 5) | Math.floor(at.getSeconds() / 2),
-  };
-}
-
-/** The modification time of a zip entry written by `dosDateTime` (local time). */
+/** The modification time of a zip entry from its MS-DOS date and time (local time, as zip tools read it). */
 export function fromDosDateTime(date: number, time: number): Date {
   return new Date(1980 + (date >> 9), ((date >> 5) & 15) - 1, date & 31, time >> 11, (time >> 5) & 63, (time & 31) * 2);
 }
 
 /**
  * A zip archive of small text files, stored without compression (for packages the code writes
- * itself); every entry is dated `modified` (default: now).
+ * itself), written by yazl; every entry is dated `modified` (default: now) in its MS-DOS stamp.
  */
-export function storedZip(files: readonly { name: string; text: string; modified?: Date }[], modified = new Date()): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
+export async function storedZip(files: readonly { name: string; text: string; modified?: Date }[], modified = new Date()): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
   for (const f of files) {
-    const data = Buffer.from(f.text);
-    const name = Buffer.from(f.name);
-    const crc = crc32(data);
-    const stamp = dosDateTime(f.modified ?? modified);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0); local.writeUInt16LE(20, 4); local.writeUInt16LE(0x0800, 6); local.writeUInt32LE(crc, 14);
-    local.writeUInt16LE(stamp.time, 10); local.writeUInt16LE(stamp.date, 12);
-    local.writeUInt32LE(data.length, 18); local.writeUInt32LE(data.length, 22); local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0); central.writeUInt16LE(20, 4); central.writeUInt16LE(20, 6); central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(stamp.time, 12); central.writeUInt16LE(stamp.date, 14);
-    central.writeUInt32LE(crc, 16); central.writeUInt32LE(data.length, 20); central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(name.length, 28); central.writeUInt32LE(offset, 42);
-    locals.push(local, name, data);
-    centrals.push(central, name);
-    offset += local.length + name.length + data.length;
+    zip.addBuffer(Buffer.from(f.text), f.name, { mtime: f.modified ?? modified, compress: false, forceDosTimestamp: true });
   }
-  const dir = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0); end.writeUInt16LE(files.length, 8); end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(dir.length, 12); end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, dir, end]);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
