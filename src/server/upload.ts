@@ -1,13 +1,13 @@
 // Local uploads (`POST /api/ajax/upload`) and the files they produce (`GET /storage/...`), as raw
 // Node handlers: Astro's adapter buffers request bodies, an upload is streamed to disk instead, so
 // memory stays flat whatever the file size.
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, constants as fsConstants, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, constants as fsConstants, type Stats } from 'node:fs';
 import { copyFile, link, mkdir, open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, resolve, sep } from 'node:path';
-import { finished } from 'node:stream/promises';
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { imageSize } from 'image-size';
 import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
@@ -22,6 +22,7 @@ import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 import { formatDate } from '../lib/shared/date';
 import { replyAfterBody } from './drain';
+import { ClientGone, FORM_OVERHEAD, isMultipart, MultipartError, receiveFile, Rejection, type Received, type ReceiveRules } from './multipart';
 
 export interface UploadContext {
   locale: Locale;
@@ -32,244 +33,35 @@ export interface UploadContext {
   viaCookie?: boolean;
 }
 
-/** Multipart framing, part headers and other fields allowed on top of the file itself. */
-const FORM_OVERHEAD = 1024 * 1024;
-const MAX_PART_HEADER = 16 * 1024;
 const UPLOADS_PER_MINUTE = 30;
 const PACKAGES_PER_MINUTE = 10;
 /** Used when `market_package_max_size` cannot be read. */
 const DEFAULT_PACKAGE_SIZE = 20 * 1024 * 1024;
 const DRIVERS = new Set(['local']);
 const ALPHA_DASH = /^[A-Za-z0-9_-]+$/;
-/**
- * Node's HTTP parser hands every body fragment over in a fresh buffer that only a collection frees;
- * V8 waits until ~64 MB of them piled up. When the process runs with `--expose-gc`, a young-generation
- * collection (about a millisecond) every few MiB received keeps that pile, and RSS, small.
- */
-const COLLECT_EVERY = 8 * 1024 * 1024;
-const collectYoung = (globalThis as { gc?: (options?: { type?: 'minor' | 'major' }) => unknown }).gc;
 
 // ---------------------------------------------------------------------------------------------
-// Streaming multipart/form-data parser
-
-export interface PartHeaders {
-  /** Lower-cased header names. */
-  headers: Record<string, string>;
-  name: string | null;
-  /** null when the part is not a file (no filename parameter). */
-  filename: string | null;
-  contentType: string;
-}
-
-export interface MultipartHandlers {
-  onPart(part: PartHeaders): void;
-  onData(chunk: Buffer): void;
-  onPartEnd(): void;
-}
-
-export class MultipartError extends Error {}
-
-/** The boundary of a `multipart/form-data` Content-Type, or null. */
-export function multipartBoundary(contentType: string | undefined): string | null {
-  if (!contentType || !/^\s*multipart\/form-data\s*(;|$)/i.test(contentType)) return null;
-  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
-  return m ? (m[1] ?? m[2] ?? null) : null;
-}
-
-/** `form-data; name="file"; filename="a b.png"` → parameters (quoted strings unescaped, RFC 5987 `filename*`). */
-export function dispositionParams(value: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /;\s*([A-Za-z0-9_*.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(value))) {
-    const key = m[1]!.toLowerCase();
-    const raw = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '').trim();
-    if (key.endsWith('*')) {
-      const ext = /^([\w-]+)'[^']*'(.*)$/.exec(raw);
-      try { out[key.slice(0, -1)] = ext ? decodeURIComponent(ext[2]!) : raw; } catch { /* malformed: ignore */ }
-    } else if (!(key in out)) {
-      out[key] = raw;
-    }
-  }
-  return out;
-}
-
-/**
- * A push parser: feed it the body chunk by chunk, it calls back with part headers and body
- * slices. It holds at most one part header block (≤ 16 KiB) and a delimiter-sized tail, never a
- * part body, so memory does not grow with the file.
- */
-export class MultipartParser {
-  #state: 'preamble' | 'boundary' | 'headers' | 'body' | 'done' = 'preamble';
-  #buf: Buffer;
-  readonly #delimiter: Buffer;
-
-  constructor(boundary: string, private readonly handlers: MultipartHandlers) {
-    this.#delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
-    // The first delimiter has no leading CRLF: pretend it had one.
-    this.#buf = Buffer.from('\r\n', 'latin1');
-  }
-
-  get done(): boolean {
-    return this.#state === 'done';
-  }
-
-  feed(chunk: Buffer): void {
-    if (this.#state === 'done') return;
-    const d = this.#delimiter;
-    const carry = this.#buf;
-    if (this.#state === 'body' && carry.length > 0 && chunk.length >= d.length - 1) {
-      // Body bytes held back last time (they could start a delimiter) are settled against the
-      // start of this chunk, so the chunk itself is never copied: copying every chunk doubles
-      // the garbage and the memory the process holds between collections.
-      const head = Buffer.concat([carry, chunk.subarray(0, d.length - 1)]);
-      const i = head.indexOf(d);
-      if (i >= 0 && i < carry.length) {
-        if (i > 0) this.handlers.onData(carry.subarray(0, i));
-        this.handlers.onPartEnd();
-        this.#state = 'boundary';
-        this.#buf = chunk.subarray(i + d.length - carry.length);
-      } else {
-        this.handlers.onData(carry);
-        this.#buf = chunk;
-      }
-    } else {
-      this.#buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-    }
-    for (;;) {
-      const buf = this.#buf;
-      if (this.#state === 'preamble') {
-        const i = buf.indexOf(d);
-        if (i < 0) { this.#buf = buf.subarray(Math.max(0, buf.length - d.length + 1)); return; }
-        this.#buf = buf.subarray(i + d.length);
-        this.#state = 'boundary';
-      } else if (this.#state === 'boundary') {
-        if (buf.length < 2) return;
-        if (buf[0] === 0x2d && buf[1] === 0x2d) { this.#state = 'done'; this.#buf = Buffer.alloc(0); return; }
-        const eol = buf.indexOf('\r\n', 0, 'latin1');
-        if (eol < 0) {
-          if (buf.length > 256) throw new MultipartError('bad boundary line');
-          return;
-        }
-        // Only linear white space may follow a delimiter before its CRLF.
-        if (!/^[ \t]*$/.test(buf.subarray(0, eol).toString('latin1'))) throw new MultipartError('bad boundary line');
-        this.#buf = buf.subarray(eol + 2);
-        this.#state = 'headers';
-      } else if (this.#state === 'headers') {
-        const end = buf.indexOf('\r\n\r\n', 0, 'latin1');
-        if (end < 0) {
-          if (buf.length > MAX_PART_HEADER) throw new MultipartError('part headers too large');
-          return;
-        }
-        if (end > MAX_PART_HEADER) throw new MultipartError('part headers too large');
-        this.handlers.onPart(parsePartHeaders(buf.subarray(0, end).toString('utf8')));
-        this.#buf = buf.subarray(end + 4);
-        this.#state = 'body';
-        if (this.done) return;
-      } else if (this.#state === 'body') {
-        const i = buf.indexOf(d);
-        if (i < 0) {
-          const safe = buf.length - d.length + 1;
-          if (safe > 0) {
-            this.handlers.onData(buf.subarray(0, safe));
-            // A copy of the tail, so the chunk it came from is not kept alive.
-            this.#buf = Buffer.from(buf.subarray(safe));
-          }
-          return;
-        }
-        if (i > 0) this.handlers.onData(buf.subarray(0, i));
-        this.handlers.onPartEnd();
-        this.#buf = buf.subarray(i + d.length);
-        this.#state = 'boundary';
-      } else {
-        return;
-      }
-    }
-  }
-
-  /** Stops parsing: later chunks are ignored. */
-  stop(): void {
-    this.#state = 'done';
-    this.#buf = Buffer.alloc(0);
-  }
-}
-
-function parsePartHeaders(block: string): PartHeaders {
-  const headers: Record<string, string> = {};
-  for (const line of block.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  const params = dispositionParams(headers['content-disposition'] ?? '');
-  return {
-    headers,
-    name: params.name ?? null,
-    filename: 'filename' in params ? params.filename! : null,
-    contentType: headers['content-type'] ?? '',
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Image dimensions from header bytes (png, jpeg, gif, webp, bmp): no library, no full read
+// Image dimensions from the first bytes (png, jpeg, gif, webp, bmp), read by image-size
 
 export interface ImageInfo { mime: string; width: number; height: number }
 
 /** Reads `length` bytes at `offset` (fewer at the end of the file). */
 export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
 
-/** The image type by magic bytes and its size, or null when the bytes are not a known image. */
-export async function readImageInfo(read: ReadAt): Promise<ImageInfo | null> {
-  const head = await read(0, 32);
-  if (head.length >= 24 && head.readUInt32BE(0) === 0x89504e47 && head.readUInt32BE(4) === 0x0d0a1a0a && head.toString('latin1', 12, 16) === 'IHDR') {
-    return { mime: 'image/png', width: head.readUInt32BE(16), height: head.readUInt32BE(20) };
-  }
-  if (head.length >= 10 && /^GIF8[79]a$/.test(head.toString('latin1', 0, 6))) {
-    return { mime: 'image/gif', width: head.readUInt16LE(6), height: head.readUInt16LE(8) };
-  }
-  if (head.length >= 30 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WEBP') {
-    const kind = head.toString('latin1', 12, 16);
-    if (kind === 'VP8 ' && head[23] === 0x9d && head[24] === 0x01 && head[25] === 0x2a) {
-      return { mime: 'image/webp', width: head.readUInt16LE(26) & 0x3fff, height: head.readUInt16LE(28) & 0x3fff };
-    }
-    if (kind === 'VP8L' && head[20] === 0x2f) {
-      const bits = head.readUInt32LE(21);
-      return { mime: 'image/webp', width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
-    }
-    if (kind === 'VP8X') {
-      return { mime: 'image/webp', width: head.readUIntLE(24, 3) + 1, height: head.readUIntLE(27, 3) + 1 };
-    }
-    return null;
-  }
-  if (head.length >= 26 && head[0] === 0x42 && head[1] === 0x4d && head.readUInt32LE(14) >= 12) {
-    const dib = head.readUInt32LE(14);
-    if (dib === 12) return { mime: 'image/bmp', width: head.readUInt16LE(18), height: head.readUInt16LE(20) };
-    return { mime: 'image/bmp', width: Math.abs(head.readInt32LE(18)), height: Math.abs(head.readInt32LE(22)) };
-  }
-  if (head.length >= 4 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return jpegSize(read);
-  return null;
-}
+/** As much of the file as image-size reads from a file itself: enough to pass EXIF blocks before a JPEG frame header. */
+const IMAGE_HEAD = 512 * 1024;
+/** The types stored as images (the member's declared type is kept for anything else, SVG included). */
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp' };
 
-/** Walks JPEG segments (skipping EXIF and other APPn blocks by their length) to the first SOFn. */
-async function jpegSize(read: ReadAt): Promise<ImageInfo | null> {
-  let offset = 2;
-  for (let guard = 0; guard < 1000; guard++) {
-    const seg = await read(offset, 9);
-    if (seg.length < 4) return null;
-    if (seg[0] !== 0xff) return null;
-    const marker = seg[1]!;
-    if (marker === 0xff) { offset++; continue; } // fill byte
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) { offset += 2; continue; }
-    if (marker === 0xd9 || marker === 0xda) return null; // end of image / scan before any frame header
-    const length = seg.readUInt16BE(2);
-    if (length < 2) return null;
-    const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isSof) {
-      if (seg.length < 9) return null;
-      return { mime: 'image/jpeg', height: seg.readUInt16BE(5), width: seg.readUInt16BE(7) };
-    }
-    offset += 2 + length;
-  }
-  return null;
+/** The image type by its bytes and its size, or null when the bytes are not a known image. */
+export async function readImageInfo(read: ReadAt): Promise<ImageInfo | null> {
+  const head = await read(0, IMAGE_HEAD);
+  let found: ReturnType<typeof imageSize>;
+  try { found = imageSize(head); } catch { return null; }
+  const mime = found.type ? IMAGE_TYPES[found.type] : undefined;
+  const { width, height } = found;
+  if (!mime || !Number.isSafeInteger(width) || !Number.isSafeInteger(height) || width < 0 || height < 0) return null;
+  return { mime, width, height };
 }
 
 function fileReader(fh: FileHandle): ReadAt {
@@ -301,13 +93,6 @@ function sendEarly(req: IncomingMessage, res: ServerResponse, status: number, co
   replyAfterBody(req, (close) => sendJson(res, status, code, msg, data, close ? { ...headers, connection: 'close' } : headers));
 }
 
-/** The upload breaks a rule: `key` is the message to answer with. */
-class Rejection extends Error {
-  constructor(readonly key: string) { super(key); }
-}
-
-/** The client closed the connection before the body ended: nobody to answer. */
-class ClientGone extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // The upload itself
@@ -428,122 +213,6 @@ function fileReply(row: AttachmentRow, req: IncomingMessage, cdnUrl: string) {
   };
 }
 
-interface Received {
-  tmpPath: string;
-  name: string;
-  mimetype: string;
-  size: number;
-  sha1: string;
-}
-
-/** What one kind of upload accepts, checked while the body streams in. */
-interface ReceiveRules {
-  maxSize: number;
-  /** The message key refusing a file by its name and declared type, or null to take it. */
-  refuse(filename: string, contentType: string): string | null;
-  /** The message key for a file over `maxSize`. */
-  tooLarge: string;
-}
-
-/**
- * Streams the `file` part of the body to `tmpPath`, hashing as it goes, stopping as soon as the
- * type or size rule fails (a `Rejection`, also for a body without a complete file part). On any
- * failure the temporary file is gone before the promise rejects.
- */
-function receive(req: IncomingMessage, boundary: string, tmpPath: string, rules: ReceiveRules): Promise<Received> {
-  return new Promise((resolvePromise, rejectPromise) => {
-    const hash = createHash('sha1');
-    let out: ReturnType<typeof createWriteStream> | null = null;
-    let inFile = false;
-    let file: { name: string; mimetype: string } | null = null;
-    let size = 0;
-    let fileDone = false;
-    let total = 0;
-    let settled = false;
-    const totalLimit = rules.maxSize + FORM_OVERHEAD;
-
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const fail = (err: unknown): void => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      parser.stop();
-      const stream = out;
-      const close = stream && !stream.closed ? new Promise<void>((r) => { stream.once('close', () => r()); stream.destroy(); }) : Promise.resolve();
-      void close.then(() => unlink(tmpPath).catch(() => undefined)).then(() => rejectPromise(err));
-    };
-
-    const parser = new MultipartParser(boundary, {
-      onPart(part) {
-        if (file || part.name !== 'file' || part.filename === null) return;
-        if (!part.filename) return; // An empty file input: the part is there, the file is not.
-        const refusal = rules.refuse(part.filename, part.contentType);
-        if (refusal) throw new Rejection(refusal);
-        file = { name: part.filename, mimetype: part.contentType };
-        inFile = true;
-        out = createWriteStream(tmpPath, { flags: 'wx', mode: 0o644 });
-        out.on('error', fail);
-      },
-      onData(chunk) {
-        if (!inFile) return;
-        size += chunk.length;
-        if (size > rules.maxSize) throw new Rejection(rules.tooLarge);
-        hash.update(chunk);
-        out!.write(chunk);
-      },
-      onPartEnd() {
-        if (inFile) { inFile = false; fileDone = true; }
-      },
-    });
-
-    const onData = (chunk: Buffer): void => {
-      if (settled) return;
-      total += chunk.length;
-      if (collectYoung && Math.floor(total / COLLECT_EVERY) !== Math.floor((total - chunk.length) / COLLECT_EVERY)) collectYoung({ type: 'minor' });
-      try {
-        if (total > totalLimit) throw new Rejection(rules.tooLarge);
-        parser.feed(chunk);
-      } catch (err) {
-        fail(err);
-        return;
-      }
-      // Backpressure: stop reading the socket until the disk caught up.
-      if (out?.writableNeedDrain) {
-        req.pause();
-        out.once('drain', () => { if (!settled) req.resume(); });
-      }
-    };
-    const onEnd = (): void => {
-      if (settled) return;
-      if (!file || !fileDone || !parser.done) {
-        fail(new Rejection('upload.incomplete'));
-        return;
-      }
-      settled = true;
-      cleanup();
-      const done = file;
-      const stream = out!;
-      stream.end();
-      finished(stream).then(
-        () => resolvePromise({ tmpPath, name: done.name, mimetype: done.mimetype, size, sha1: hash.digest('hex') }),
-        (err: unknown) => { void unlink(tmpPath).catch(() => undefined).then(() => rejectPromise(err)); },
-      );
-    };
-    const onError = (err: Error): void => fail(req.complete ? err : new ClientGone(err.message));
-    const onClose = (): void => { if (!req.complete) fail(new ClientGone()); };
-
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
-}
-
 type Translate = (key: string, values?: Record<string, string | number>) => string;
 
 /**
@@ -575,10 +244,10 @@ async function tempPathIn(root: string): Promise<string> {
   return join(tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
 }
 
-/** `receive()` that answers the refusals itself: null when it replied (or nobody is left to reply to). */
-async function receiveOrReply(req: IncomingMessage, res: ServerResponse, boundary: string, tmpPath: string, rules: ReceiveRules, fail: (key: string) => void): Promise<Received | null> {
+/** `receiveFile()` that answers the refusals itself: null when it replied (or nobody is left to reply to). */
+async function receiveOrReply(req: IncomingMessage, res: ServerResponse, tmpPath: string, rules: ReceiveRules, fail: (key: string) => void): Promise<Received | null> {
   try {
-    return await receive(req, boundary, tmpPath, rules);
+    return await receiveFile(req, req.headers, tmpPath, rules);
   } catch (err) {
     if (err instanceof Rejection) { fail(err.key); return null; }
     if (err instanceof MultipartError) { fail('upload.incomplete'); return null; }
@@ -606,13 +275,12 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
     const topic = query.get('topic') || 'default';
     if (!ALPHA_DASH.test(topic) || topic.length > 20) return fail('upload.topicInvalid');
 
-    const boundary = multipartBoundary(req.headers['content-type']);
-    if (!boundary) return fail('upload.incomplete');
+    if (!isMultipart(req.headers['content-type'])) return fail('upload.incomplete');
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > settings.maxSize + FORM_OVERHEAD) return fail('upload.tooLarge');
 
     tmpPath = await tempPathIn(storageRoot(runtime));
-    const received = await receiveOrReply(req, res, boundary, tmpPath, {
+    const received = await receiveOrReply(req, res, tmpPath, {
       maxSize: settings.maxSize,
       refuse: (name, type) => (isTypeAllowed(name, type, settings) ? null : 'upload.typeNotAllowed'),
       tooLarge: 'upload.tooLarge',
@@ -703,23 +371,20 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
     const maxSize = parseSize(await runtime.site.get('market_package_max_size', '20mb')) || DEFAULT_PACKAGE_SIZE;
     limitText = sizeLabel(maxSize);
 
-    const boundary = multipartBoundary(req.headers['content-type']);
-    if (!boundary) return fail('upload.incomplete');
+    if (!isMultipart(req.headers['content-type'])) return fail('upload.incomplete');
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > maxSize + FORM_OVERHEAD) return fail('devstudio.package.tooLarge');
 
     const root = packageRoot(runtime);
     tmpPath = await tempPathIn(root);
-    const received = await receiveOrReply(req, res, boundary, tmpPath, {
+    const received = await receiveOrReply(req, res, tmpPath, {
       maxSize,
       refuse: (name) => (/\.zip$/i.test(name.trim()) ? null : 'devstudio.package.notZipName'),
       tooLarge: 'devstudio.package.tooLarge',
     }, fail);
     if (!received) return;
 
-    const fh = await open(received.tmpPath, 'r');
-    let verdict: Awaited<ReturnType<typeof checkZip>>;
-    try { verdict = await checkZip(fileReader(fh), received.size); } finally { await fh.close(); }
+    const verdict = await checkZip(received.tmpPath);
     if (verdict !== 'ok') return fail(verdict === 'empty' ? 'devstudio.package.empty' : 'devstudio.package.notZip');
 
     const now = Math.floor(Date.now() / 1000);

@@ -73,7 +73,7 @@ test.describe.serial('the module market', () => {
     await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
     await page.getByLabel('版本号').fill('1.0.0');
     await page.getByRole('textbox', { name: '更新说明' }).fill('首个版本：支持中文和英文提交信息。');
-    await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: `${uid}.zip`, mimeType: 'application/zip', buffer: storedZip([{ name: 'README.md', text: '# Release notes\n' }]) });
+    await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: `${uid}.zip`, mimeType: 'application/zip', buffer: await storedZip([{ name: 'README.md', text: '# Release notes\n' }]) });
     await expect(page.getByText(/已上传：/)).toBeVisible({ timeout: 15_000 });
     await page.getByRole('button', { name: '提交版本' }).click();
     await expect(page.getByRole('cell', { name: '1.0.0', exact: true })).toBeVisible();

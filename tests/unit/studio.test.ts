@@ -2,7 +2,7 @@
 // in the site's time zone, the next version, and the earnings chart's scale.
 import { crc32, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { checkZipBuffer } from '../../src/lib/server/market/zip';
+import { checkZipBuffer, MAX_ZIP_ENTRIES } from '../../src/lib/server/market/zip';
 import { chartBars, dayStart, monthWindows, nextVersion, niceCeiling, zonedMidnight } from '../../src/lib/server/market/studio';
 import { ModuleInput, SalesInput, VersionInput, WithdrawInput, splitTags, yuanToCents } from '../../src/lib/shared/validation/studio';
 
@@ -78,6 +78,22 @@ describe('checkZip', () => {
     lying.writeUInt16LE(1, 10);
     expect(await checkZipBuffer(lying)).toBe('notZip');
     expect(await checkZipBuffer(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.alloc(40)]))).toBe('notZip');
+  });
+
+  it('refuses unsafe entry names, too many entries and a declared zip bomb', async () => {
+    expect(await checkZipBuffer(zip([manifest, { name: '../../etc/cron.d/x', data: Buffer.from('x') }]))).toBe('notZip');
+    expect(await checkZipBuffer(zip([{ name: '/etc/passwd', data: Buffer.from('x') }]))).toBe('notZip');
+    expect(await checkZipBuffer(zip([{ name: 'src\\..\\..\\x.js', data: Buffer.from('x') }]))).toBe('notZip');
+    const many = Array.from({ length: MAX_ZIP_ENTRIES + 1 }, (_, i) => ({ name: `f${i}`, data: Buffer.alloc(0) }));
+    expect(await checkZipBuffer(zip(many))).toBe('notZip');
+    expect(await checkZipBuffer(zip(many.slice(0, 100)))).toBe('ok');
+    // Two entries that together claim more than MAX_ZIP_UNPACKED bytes once unpacked.
+    const bomb = zip([{ name: 'a', data: Buffer.from('a'), deflate: true }, { name: 'b', data: Buffer.from('b'), deflate: true }]);
+    const directory = bomb.length - 22 - 2 * 47;
+    bomb.writeUInt32LE(0x30000000, directory + 24);
+    expect(await checkZipBuffer(bomb)).toBe('ok');
+    bomb.writeUInt32LE(0x30000000, directory + 47 + 24);
+    expect(await checkZipBuffer(bomb)).toBe('notZip');
   });
 });
 
@@ -185,7 +201,7 @@ describe('earnings chart scale', () => {
 describe('storedZip', () => {
   it('writes an archive the package check accepts, with each file readable at its offset', async () => {
     const { storedZip } = await import('../../src/lib/server/market/zip');
-    const bytes = storedZip([{ name: 'README.md', text: '# Hi\n' }, { name: '说明.txt', text: '你好' }]);
+    const bytes = await storedZip([{ name: 'README.md', text: '# Hi\n' }, { name: '说明.txt', text: '你好' }]);
     expect(await checkZipBuffer(bytes)).toBe('ok');
     const nameLength = bytes.readUInt16LE(26);
     expect(bytes.subarray(30, 30 + nameLength).toString()).toBe('README.md');
@@ -196,14 +212,14 @@ describe('storedZip', () => {
   it('dates every entry (local and central headers) with its real modification time, not 1980', async () => {
     const { storedZip, fromDosDateTime } = await import('../../src/lib/server/market/zip');
     const when = new Date(2026, 10, 25, 14, 37, 42);
-    const bytes = storedZip([{ name: 'a.txt', text: 'a' }, { name: 'b.txt', text: 'b', modified: new Date(2025, 0, 2, 3, 4, 6) }], when);
+    const bytes = await storedZip([{ name: 'a.txt', text: 'a' }, { name: 'b.txt', text: 'b', modified: new Date(2025, 0, 2, 3, 4, 6) }], when);
     expect(fromDosDateTime(bytes.readUInt16LE(12), bytes.readUInt16LE(10))).toEqual(when);
     const directory = bytes.readUInt32LE(bytes.length - 22 + 16);
     const second = directory + 46 + bytes.readUInt16LE(directory + 28);
     expect(fromDosDateTime(bytes.readUInt16LE(directory + 14), bytes.readUInt16LE(directory + 12))).toEqual(when);
     expect(fromDosDateTime(bytes.readUInt16LE(second + 14), bytes.readUInt16LE(second + 12))).toEqual(new Date(2025, 0, 2, 3, 4, 6));
     // The default is the moment of writing.
-    const now = storedZip([{ name: 'n.txt', text: 'n' }]);
+    const now = await storedZip([{ name: 'n.txt', text: 'n' }]);
     expect(Math.abs(fromDosDateTime(now.readUInt16LE(12), now.readUInt16LE(10)).getTime() - Date.now())).toBeLessThan(5000);
   });
 });

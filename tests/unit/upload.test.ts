@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildSaveName, DEFAULT_SAVE_NAME, fileNamePart, sanitizeSegment } from '../../src/lib/server/upload/save-name';
 import { checkUpload, fileSuffix, isTypeAllowed } from '../../src/lib/server/upload/check';
-import { dispositionParams, MultipartError, MultipartParser, multipartBoundary, readImageInfo, storagePath, type PartHeaders } from '../../src/server/upload';
+import { readImageInfo, storagePath } from '../../src/server/upload';
+import { isMultipart, MultipartError, receiveFile, Rejection, type ReceiveRules } from '../../src/server/multipart';
 
 const SHA1 = 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3';
 // 2024-10-15 03:04:05 UTC
@@ -154,50 +160,79 @@ describe('checkUpload', () => {
   });
 });
 
-describe('multipart parser', () => {
+describe('multipart receiving (busboy)', () => {
   const boundary = '----AtriumBoundary7MA4YWxkTrZu0gW';
-  const body = Buffer.concat([
+  const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+  const content = `line1\r\n--${boundary.slice(0, 10)} not a boundary\r\n\r\n--\r\nend`;
+  const form = (fileHead: string, fileBody: string | Buffer = content): Buffer => Buffer.concat([
     Buffer.from(`preamble\r\n--${boundary}\r\nContent-Disposition: form-data; name="topic"\r\n\r\navatar\r\n`),
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="我的 \\"x\\".png"\r\nContent-Type: image/png\r\n\r\n`),
-    Buffer.from(`line1\r\n--${boundary.slice(0, 10)} not a boundary\r\n\r\n--\r\nend`),
+    Buffer.from(`--${boundary}\r\n${fileHead}\r\n\r\n`),
+    Buffer.from(fileBody),
     Buffer.from(`\r\n--${boundary}--\r\nepilogue`),
   ]);
-  const parse = (chunks: Buffer[]): { parts: (PartHeaders & { body: string })[]; done: boolean } => {
-    const parts: (PartHeaders & { body: string })[] = [];
-    let current: Buffer[] = [];
-    const p = new MultipartParser(boundary, {
-      onPart(part) { parts.push({ ...part, body: '' }); current = []; },
-      onData(chunk) { current.push(Buffer.from(chunk)); },
-      onPartEnd() { parts[parts.length - 1]!.body = Buffer.concat(current).toString('utf8'); },
-    });
-    for (const c of chunks) p.feed(c);
-    return { parts, done: p.done };
+  const body = form(`Content-Disposition: form-data; name="file"; filename="我的 \\"x\\".png"\r\nContent-Type: image/png`);
+  const dir = mkdtempSync(join(tmpdir(), 'multipart-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  const rules: ReceiveRules = { maxSize: 1024, refuse: (name) => (name.endsWith('.exe') ? 'upload.typeNotAllowed' : null), tooLarge: 'upload.tooLarge' };
+  const receive = (bytes: Buffer, chunk = bytes.length, r: ReceiveRules = rules, hdrs: Record<string, string> = headers) => {
+    const stream = new PassThrough();
+    const tmpPath = join(dir, `${++n}.part`);
+    const done = receiveFile(stream, hdrs, tmpPath, r);
+    void (async () => {
+      for (let i = 0; i < bytes.length; i += chunk) {
+        if (!stream.write(bytes.subarray(i, i + chunk))) await new Promise((ok) => stream.once('drain', ok));
+      }
+      stream.end();
+    })();
+    return { done, tmpPath };
   };
-  it('reads the parts whatever the chunk size', () => {
+
+  it('streams the file part to disk with its name, type and sha1, whatever the chunk size', async () => {
     for (const size of [1, 2, 3, 7, 36, 37, 38, 39, 40, 64, 100, body.length]) {
-      const chunks: Buffer[] = [];
-      for (let i = 0; i < body.length; i += size) chunks.push(body.subarray(i, i + size));
-      const { parts, done } = parse(chunks);
-      expect(done, `chunk ${size}`).toBe(true);
-      expect(parts.map((p) => [p.name, p.filename, p.contentType, p.body]), `chunk ${size}`).toEqual([
-        ['topic', null, '', 'avatar'],
-        ['file', '我的 "x".png', 'image/png', `line1\r\n--${boundary.slice(0, 10)} not a boundary\r\n\r\n--\r\nend`],
-      ]);
+      const { done, tmpPath } = receive(body, size);
+      const got = await done;
+      expect({ ...got, tmpPath: undefined }, `chunk ${size}`).toEqual({
+        tmpPath: undefined, name: '我的 "x".png', mimetype: 'image/png', size: Buffer.byteLength(content),
+        sha1: createHash('sha1').update(content).digest('hex'),
+      });
+      expect(readFileSync(tmpPath, 'utf8')).toBe(content);
     }
   });
-  it('is not done without the closing delimiter', () => {
-    expect(parse([body.subarray(0, body.length - 20)]).done).toBe(false);
+  it('is incomplete without the closing delimiter, and leaves no file behind', async () => {
+    const { done, tmpPath } = receive(body.subarray(0, body.length - 30));
+    await expect(done).rejects.toBeInstanceOf(MultipartError);
+    expect(existsSync(tmpPath)).toBe(false);
   });
-  it('refuses oversized part headers', () => {
-    const p = new MultipartParser('b', { onPart() {}, onData() {}, onPartEnd() {} });
-    expect(() => p.feed(Buffer.from(`--b\r\nX: ${'a'.repeat(20000)}`))).toThrow(MultipartError);
+  it('is incomplete without a file part or with an empty file input', async () => {
+    const noFile = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="topic"\r\n\r\nx\r\n--${boundary}--\r\n`);
+    await expect(receive(noFile).done).rejects.toEqual(new Rejection('upload.incomplete'));
+    await expect(receive(form('Content-Disposition: form-data; name="file"; filename=""\r\nContent-Type: application/octet-stream', '')).done)
+      .rejects.toEqual(new Rejection('upload.incomplete'));
   });
-  it('reads the boundary and disposition parameters', () => {
-    expect(multipartBoundary('multipart/form-data; boundary=abc')).toBe('abc');
-    expect(multipartBoundary('Multipart/Form-Data; charset=utf-8; boundary="a b"')).toBe('a b');
-    expect(multipartBoundary('application/json')).toBeNull();
-    expect(multipartBoundary('multipart/form-data')).toBeNull();
-    expect(dispositionParams(`form-data; name="file"; filename*=UTF-8''%E5%9B%BE.png; filename="x.png"`)).toEqual({ name: 'file', filename: '图.png' });
+  it('refuses oversized part headers', async () => {
+    const big = Buffer.from(`--${boundary}\r\nX: ${'a'.repeat(20000)}\r\n\r\nx\r\n--${boundary}--\r\n`);
+    await expect(receive(big).done).rejects.toBeInstanceOf(MultipartError);
+  });
+  it('takes a file of exactly the maximum size and refuses one byte more', async () => {
+    const head = 'Content-Disposition: form-data; name="file"; filename="a.bin"';
+    const exact = await receive(form(head, Buffer.alloc(1024, 1)), 100).done;
+    expect(exact.size).toBe(1024);
+    const over = receive(form(head, Buffer.alloc(1025, 1)), 100);
+    await expect(over.done).rejects.toEqual(new Rejection('upload.tooLarge'));
+    expect(existsSync(over.tmpPath)).toBe(false);
+  });
+  it('refuses a type by the part headers, before the body', async () => {
+    await expect(receive(form('Content-Disposition: form-data; name="file"; filename="run.exe"')).done).rejects.toEqual(new Rejection('upload.typeNotAllowed'));
+  });
+  it('reads RFC 5987 file names and knows a multipart Content-Type', async () => {
+    const got = await receive(form(`Content-Disposition: form-data; name="file"; filename*=UTF-8''%E5%9B%BE.png`)).done;
+    expect(got.name).toBe('图.png');
+    expect(isMultipart('multipart/form-data; boundary=abc')).toBe(true);
+    expect(isMultipart('Multipart/Form-Data; charset=utf-8; boundary="a b"')).toBe(true);
+    expect(isMultipart('application/json')).toBe(false);
+    expect(isMultipart('multipart/form-data')).toBe(false);
+    await expect(receive(body, body.length, rules, { 'content-type': 'application/json' }).done).rejects.toBeInstanceOf(MultipartError);
   });
 });
 

@@ -1,8 +1,10 @@
-// A line diff for the docs editor (merge view, history): pure, no DOM. Myers' O(ND) algorithm on
+// A line diff for the docs editor (merge view, history): pure, no DOM. jsdiff's Myers O(ND) algorithm on
 // the middle of the two texts once their common head and tail are trimmed, so a few edits in a
 // 2,000-line page cost next to nothing. When the texts differ too much for Myers' trace to stay
 // small, unique common lines (patience diff) split the work into pieces small enough again, and
 // whatever is still too different is shown as removed-then-added.
+
+import { diffArrays } from 'diff';
 
 export type DiffType = 'equal' | 'add' | 'del';
 
@@ -33,8 +35,8 @@ export interface DiffView {
   removed: number;
 }
 
-/** Above this many edits Myers' trace (about D² integers) would get large: split the work instead. */
-const MAX_EDITS = 1500;
+/** Above this many edits jsdiff's search gets slow (its work grows with edits × lines): split the work instead. */
+const MAX_EDITS = 400;
 
 /** Splits text into lines; `''` has none, so an empty side diffs as all added or all removed. */
 export function splitLines(text: string): string[] {
@@ -97,50 +99,24 @@ function diffRange(a: Int32Array, aLo: number, aHi: number, b: Int32Array, bLo: 
 }
 
 /**
- * Myers' greedy shortest edit script. Keeps the furthest-reaching path of every diagonal for each
- * edit count, then walks back from the end. Returns false (emitting nothing) past MAX_EDITS.
+ * The shortest edit script of jsdiff (Myers' algorithm) over the line ids. Returns false (emitting
+ * nothing) past MAX_EDITS.
  */
 function myers(a: Int32Array, b: Int32Array, emit: (type: DiffType, i: number, j: number) => void): boolean {
-  const n = a.length;
-  const m = b.length;
-  const limit = Math.min(n + m, MAX_EDITS);
-  const offset = limit + 1;
-  const v = new Int32Array(2 * limit + 3);
-  /** trace[d]: v for diagonals -d-1 … d+1 before step d. */
-  const trace: Int32Array[] = [];
-  let found = -1;
-  for (let d = 0; d <= limit && found < 0; d++) {
-    trace.push(v.slice(offset - d - 1, offset + d + 2));
-    for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) { x++; y++; }
-      v[offset + k] = x;
-      if (x >= n && y >= m) { found = d; break; }
+  // Nothing in common (a rewritten page): no search needed to know every line changed.
+  const inA = new Set(a);
+  if (!b.some((id) => inA.has(id))) return false;
+  const changes = diffArrays(Array.from(a), Array.from(b), { maxEditLength: MAX_EDITS });
+  if (!changes) return false;
+  let i = 0;
+  let j = 0;
+  for (const change of changes) {
+    for (let n = 0; n < change.count; n++) {
+      if (change.added) emit('add', i, j++);
+      else if (change.removed) emit('del', i++, j);
+      else emit('equal', i++, j++);
     }
   }
-  if (found < 0) return false;
-  // Walk back from (n, m), collecting the script in reverse.
-  const rev: [DiffType, number, number][] = [];
-  let x = n;
-  let y = m;
-  for (let d = found; d >= 0; d--) {
-    const prev = trace[d]!;
-    const at = (k: number): number => prev[k + d + 1]!;
-    const k = x - y;
-    const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
-    const prevK = down ? k + 1 : k - 1;
-    const prevX = d === 0 ? 0 : at(prevK);
-    const prevY = d === 0 ? 0 : prevX - prevK;
-    while (x > prevX && y > prevY) { x--; y--; rev.push(['equal', x, y]); }
-    if (d > 0) {
-      if (down) rev.push(['add', x, y - 1]);
-      else rev.push(['del', x - 1, y]);
-      x = prevX;
-      y = prevY;
-    }
-  }
-  for (let i = rev.length - 1; i >= 0; i--) emit(rev[i]![0], rev[i]![1], rev[i]![2]);
   return true;
 }
 

@@ -57,7 +57,7 @@ export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): P
     await db.update(moduleVersion).set({ changelog: SAMPLE.changelog, changelogEn: SAMPLE.changelogEn }).where(eq(moduleVersion.moduleId, exists.id));
     return [`demo: sample module ${SAMPLE.uid} written per language`];
   }
-  const zip = storedZip([{ name: 'README.md', text: SAMPLE.readme }]);
+  const zip = await storedZip([{ name: 'README.md', text: SAMPLE.readme }]);
   const sha1 = createHash('sha1').update(zip).digest('hex');
   const packagePath = `demo/${sha1}.zip`;
   const file = packageFile(runtime, packagePath)!;
