@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT, TMP } from './paths';
-import type { RawResponse } from './server';
+import { collectResponse, type RawResponse } from './server';
 
 export const NGINX = process.env.NGINX_PATH || '/usr/sbin/nginx';
 export const NGINX_MISSING = existsSync(NGINX) ? null : `nginx not found at ${NGINX} (apt-get install nginx-light): proxy tests skipped`;
@@ -102,15 +102,7 @@ export function viaTls(port: number, path: string, init: { method?: string; head
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host: 'example.com', ...init.headers };
     if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
-    const req = httpsRequest({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers, servername: 'example.com', rejectUnauthorized: false, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const text = body.toString('utf8');
-        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body, text, json: () => JSON.parse(text) });
-      });
-    });
+    const req = httpsRequest({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers, servername: 'example.com', rejectUnauthorized: false, agent: false }, (res) => collectResponse(res, resolve));
     req.on('error', reject);
     if (init.body) req.write(init.body);
     req.end();

@@ -1,7 +1,7 @@
 // Starts the built server (dist/atrium.mjs) on a free port with a fresh database for one test file.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PG_PREFIX, ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from './paths';
@@ -91,21 +91,24 @@ export interface RawResponse {
   json<T = { code: number; msg: string; data: unknown; time: number }>(): T;
 }
 
+/** Reads a whole response into a RawResponse. */
+export function collectResponse(res: IncomingMessage, resolve: (r: RawResponse) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const text = body.toString('utf8');
+    resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body, text, json: () => JSON.parse(text) });
+  });
+}
+
 /** A request with full control of headers (Host included), no decompression, no redirects followed. */
 export function raw(base: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const headers = { ...init.headers };
     if (init.body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(init.body));
-    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const text = body.toString('utf8');
-        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body, text, json: () => JSON.parse(text) });
-      });
-    });
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: false }, (res) => collectResponse(res, resolve));
     req.on('error', reject);
     if (init.body) req.write(init.body);
     req.end();
