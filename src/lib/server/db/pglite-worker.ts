@@ -34,6 +34,8 @@ export interface WorkerStart {
   /** Int32 slot 0: the client waits while it is 0; 1 = a sync answer is on syncPort, 2 = the worker ended. */
   signal: SharedArrayBuffer;
   syncPort: MessagePort;
+  /** `name=value` PostgreSQL settings (PGLITE_SETTINGS of pglite-options.ts, which this file may not import). */
+  settings: readonly string[];
 }
 
 // The same numbers in pglite-worker-client.ts (a value import would run this file on the request thread).
@@ -41,7 +43,7 @@ const SIGNAL_ANSWERED = 1;
 const SIGNAL_ENDED = 2;
 
 const port = parentPort!;
-const { dataDir, signal: signalBuffer, syncPort } = workerData as WorkerStart;
+const { dataDir, signal: signalBuffer, syncPort, settings } = workerData as WorkerStart;
 const signal = new Int32Array(signalBuffer);
 const wake = (state: number): void => {
   Atomics.store(signal, 0, state);
@@ -92,7 +94,11 @@ interface OpenTransaction {
 
 let pg: PGlite;
 try {
-  pg = await PGlite.create(dataDir);
+  // As pgliteCreateOptions() in pglite-options.ts builds them for the in-process PGlite.
+  pg = await PGlite.create(dataDir, {
+    startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])],
+    initDbStartParams: settings.flatMap((s) => ['--set', s]),
+  });
 } catch (err) {
   fail(0, err);
   throw err;
