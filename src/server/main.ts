@@ -1,6 +1,6 @@
 // Atrium's HTTP server process: opens the runtime, listens, shuts down cleanly on SIGTERM.
 // Started by `npm start` (scripts/start.mjs) as dist/atrium.mjs.
-import './v8-flags'; // first: may re-exec the process with its V8 flags before anything loads
+import './reexec'; // first: may re-exec the process with its V8 flags before anything loads
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readConfig } from '../lib/server/env';

@@ -1,10 +1,10 @@
-import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openAsBlob, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { PGlite } from '@electric-sql/pglite';
 import * as schema from './schema';
-import { pgliteCreateOptions } from './pglite-options';
+import { pgliteCreateOptions, pgliteTemplate } from './pglite-options';
 
 export type Schema = typeof schema;
 /** The drizzle handle services take as their first argument: the same type for PGlite and PostgreSQL. */
@@ -103,7 +103,9 @@ function takeLock(dataDir: string): () => void {
 
 async function openInProcess(dir: string): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
-  return PGlite.create(dir, pgliteCreateOptions(PGlite.defaultStartParams));
+  const template = pgliteTemplate(new URL(import.meta.url));
+  const loadDataDir = template && !existsSync(join(dir, 'PG_VERSION')) ? await openAsBlob(template) : undefined;
+  return PGlite.create(dir, { ...pgliteCreateOptions(PGlite.defaultStartParams), loadDataDir });
 }
 
 async function openPglite(dataDir: string, inWorker: boolean): Promise<Database> {
