@@ -104,6 +104,9 @@ try {
     initDbStartParams: settings.flatMap((s) => ['--set', s]),
     loadDataDir: template && !existsSync(join(dataDir, 'PG_VERSION')) ? await openAsBlob(template) : undefined,
   });
+  // Opening (and on a new database, unpacking the template) leaves tens of MB of garbage that an
+  // idle server would otherwise keep resident until the next full collection (--expose-gc).
+  (globalThis as { gc?: () => void }).gc?.();
 } catch (err) {
   fail(0, err);
   throw err;
