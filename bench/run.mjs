@@ -20,7 +20,10 @@
 //   9. chat     AI chat: time to first token added p95 ≤ 60 ms at 20 concurrent; 100 concurrent replies
 //               within RSS +100 MB and 10 % of the test server's pacing; /chat ≤ 150 KB compressed JS;
 //               site assistant p95 ≤ 150 ms on the forum data set (bench/chat.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat …] [-- --keep]
+//  10. footprint  resident memory (VmHWM/VmRSS): PGlite first start peak ≤ 450 MB, idle after every
+//               page type ≤ 300 MB; PostgreSQL idle ≤ 150 MB; against a bare node:http server
+//               (BENCH_FOOTPRINT_* in bench/footprint.mjs)
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|footprint …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -42,8 +45,9 @@ import { docs } from './docs.mjs';
 import { market } from './market.mjs';
 import { messages } from './messages.mjs';
 import { chat } from './chat.mjs';
+import { footprint } from './footprint.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat };
+const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, footprint };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

@@ -28,6 +28,10 @@ await build({
   logLevel: 'warning',
 });
 
+// dist/pglite-template.tar.gz: the empty database a first start on PGlite loads (cached between builds).
+const template = spawnSync(process.execPath, ['--liftoff-only', join(root, 'scripts/pglite-template.mjs')], { cwd: root, stdio: 'inherit' });
+if (template.status !== 0) process.exit(template.status ?? 1);
+
 const clientDir = join(root, 'dist/client');
 const id = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 writeFileSync(join(clientDir, 'build-manifest.json'), JSON.stringify({ id, builtAt: new Date().toISOString() }));

@@ -50,6 +50,25 @@ if (args.length === 0) {
   process.exit(2);
 }
 const PATH = [bin, join(root, 'node_modules', '.bin'), process.env.PATH].filter(Boolean).join(delimiter);
-const child = spawn(args[0], args.slice(1), { stdio: 'inherit', env: { ...process.env, PATH, ASTRO_TELEMETRY_DISABLED: '1' } });
+const env = { ...process.env, PATH, ASTRO_TELEMETRY_DISABLED: '1' };
+
+/** The full path of `command` as a shell would find it on PATH, or null. */
+function which(command) {
+  if (command.includes('/')) return command;
+  for (const dir of PATH.split(delimiter)) {
+    const file = join(dir, command);
+    if (dir && existsSync(file)) return file;
+  }
+  return null;
+}
+
+// When this Node is the right one, replace this process with the command (same pid, nothing of the
+// wrapper stays resident: `npm start` is then npm → the server, ~50 MB less). process.execve exists
+// from Node 22.15 / 23.11 on POSIX; older ones (and the Node-20 path above) keep the wrapper.
+if (!bin && typeof process.execve === 'function') {
+  const file = args[0] === 'node' ? process.execPath : which(args[0]);
+  if (file) process.execve(file, [args[0] === 'node' ? process.execPath : file, ...args.slice(1)], env);
+}
+const child = spawn(args[0], args.slice(1), { stdio: 'inherit', env });
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

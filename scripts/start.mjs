@@ -16,7 +16,7 @@ function newestInput() {
     if (st.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
     else newest = Math.max(newest, st.mtimeMs);
   };
-  for (const p of ['src', 'public', 'astro.config.mjs', 'package-lock.json', 'scripts/build.mjs']) visit(join(root, p));
+  for (const p of ['src', 'public', 'astro.config.mjs', 'package-lock.json', 'scripts/build.mjs', 'scripts/pglite-template.mjs']) visit(join(root, p));
   return newest;
 }
 

@@ -1,9 +1,10 @@
-import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openAsBlob, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { PGlite } from '@electric-sql/pglite';
 import * as schema from './schema';
+import { pgliteCreateOptions, pgliteTemplate } from './pglite-options';
 
 export type Schema = typeof schema;
 /** The drizzle handle services take as their first argument: the same type for PGlite and PostgreSQL. */
@@ -100,6 +101,13 @@ function takeLock(dataDir: string): () => void {
   throw new DatabaseLockedError(`Could not lock ${lockPath}`);
 }
 
+async function openInProcess(dir: string): Promise<PGlite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const template = pgliteTemplate(new URL(import.meta.url));
+  const loadDataDir = template && !existsSync(join(dir, 'PG_VERSION')) ? await openAsBlob(template) : undefined;
+  return PGlite.create(dir, { ...pgliteCreateOptions(PGlite.defaultStartParams), loadDataDir });
+}
+
 async function openPglite(dataDir: string, inWorker: boolean): Promise<Database> {
   const dir = join(dataDir, 'db');
   mkdirSync(dir, { recursive: true });
@@ -109,7 +117,7 @@ async function openPglite(dataDir: string, inWorker: boolean): Promise<Database>
     // The worker client has the part of PGlite's API drizzle calls, so the same driver serves both.
     const client = inWorker
       ? ((await (await import('./pglite-worker-client')).PgliteWorkerClient.start(dir)) as unknown as PGlite)
-      : await (await import('@electric-sql/pglite')).PGlite.create(dir);
+      : await openInProcess(dir);
     const db = drizzle({ client, schema }) as unknown as Db;
     let closed = false;
     return {

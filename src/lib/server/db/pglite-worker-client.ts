@@ -9,6 +9,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { fileURLToPath } from 'node:url';
 import { messages, TransactionAbortedError, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import type { WorkerError, WorkerReply, WorkerRequest, WorkerStart } from './pglite-worker';
+import { PGLITE_SETTINGS, pgliteTemplate } from './pglite-options';
 
 /** A request before it gets its id (Omit distributed over the union). */
 type Payload = WorkerRequest extends infer R ? (R extends WorkerRequest ? Omit<R, 'id'> : never) : never;
@@ -73,8 +74,9 @@ export class PgliteWorkerClient {
   static async start(dataDir: string): Promise<PgliteWorkerClient> {
     const signal = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
-    const workerData: WorkerStart = { dataDir, signal, syncPort: port2 };
-    const worker = new Worker(findWorkerFile(), { workerData, transferList: [port2], name: 'pglite' });
+    const file = findWorkerFile();
+    const workerData: WorkerStart = { dataDir, signal, syncPort: port2, settings: PGLITE_SETTINGS, template: pgliteTemplate(file) };
+    const worker = new Worker(file, { workerData, transferList: [port2], name: 'pglite' });
     const client = new PgliteWorkerClient(worker, new Int32Array(signal), port1);
     try {
       await client.#request(0, null, undefined);

@@ -2,6 +2,8 @@
 // instance, so the WASM engine and the protocol parsing run beside the request thread, not on it.
 // Node loads this file as it is (type stripping) from the sources and as dist/pglite-worker.mjs
 // from the build: it may import only node built-ins and packages, and use only erasable syntax.
+import { existsSync, openAsBlob } from 'node:fs';
+import { join } from 'node:path';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { PGlite, messages, TransactionAbortedError, type QueryOptions, type Transaction } from '@electric-sql/pglite';
 
@@ -34,6 +36,10 @@ export interface WorkerStart {
   /** Int32 slot 0: the client waits while it is 0; 1 = a sync answer is on syncPort, 2 = the worker ended. */
   signal: SharedArrayBuffer;
   syncPort: MessagePort;
+  /** `name=value` PostgreSQL settings (PGLITE_SETTINGS of pglite-options.ts, which this file may not import). */
+  settings: readonly string[];
+  /** dist/pglite-template.tar.gz when the build made it: loaded instead of running initdb on a new database. */
+  template: string | null;
 }
 
 // The same numbers in pglite-worker-client.ts (a value import would run this file on the request thread).
@@ -41,7 +47,7 @@ const SIGNAL_ANSWERED = 1;
 const SIGNAL_ENDED = 2;
 
 const port = parentPort!;
-const { dataDir, signal: signalBuffer, syncPort } = workerData as WorkerStart;
+const { dataDir, signal: signalBuffer, syncPort, settings, template } = workerData as WorkerStart;
 const signal = new Int32Array(signalBuffer);
 const wake = (state: number): void => {
   Atomics.store(signal, 0, state);
@@ -92,7 +98,15 @@ interface OpenTransaction {
 
 let pg: PGlite;
 try {
-  pg = await PGlite.create(dataDir);
+  // As pgliteCreateOptions() in pglite-options.ts builds them for the in-process PGlite.
+  pg = await PGlite.create(dataDir, {
+    startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])],
+    initDbStartParams: settings.flatMap((s) => ['--set', s]),
+    loadDataDir: template && !existsSync(join(dataDir, 'PG_VERSION')) ? await openAsBlob(template) : undefined,
+  });
+  // Opening (and on a new database, unpacking the template) leaves tens of MB of garbage that an
+  // idle server would otherwise keep resident until the next full collection (--expose-gc).
+  (globalThis as { gc?: () => void }).gc?.();
 } catch (err) {
   fail(0, err);
   throw err;

@@ -1,0 +1,23 @@
+// The V8 flags the server process runs with, however it was started (`npm start`, systemd,
+// compose, `node dist/atrium.mjs`). reexec.ts, imported first by main.ts, applies them: when a flag
+// is missing, the process replaces itself (execve: same pid, nothing stays resident) with one that
+// has it, before it loads anything else.
+//   --max-semi-space-size=4  V8 sizes the young generation from the machine's memory: on a host
+//       with a few GB it grows to 2 × 64 MB per thread (main thread and PGlite's worker), which
+//       was the largest single item of the idle footprint. 4 MB semi-spaces cost a few more
+//       scavenges of short-lived request garbage and keep RSS ~100 MB lower per thread.
+//   --expose-gc  lets large uploads free their buffers at once (see upload.ts).
+// Not on by default: --liftoff-only. PGlite is a 9 MB WebAssembly module; once its functions turn
+// hot V8 recompiles them with its optimising compiler (TurboFan), which takes ~500 MB for a few
+// seconds after a start. Baseline (Liftoff) code avoids that peak but runs PGlite's queries ~1.6×
+// slower, which the forum's page budgets cannot afford; operators of very small hosts can pass it.
+// A flag given explicitly (on the command line or in NODE_OPTIONS) wins: `--max-semi-space-size=N`
+// trades memory for throughput on a large host.
+export const SERVER_V8_FLAGS = ['--max-semi-space-size=4', '--expose-gc'];
+
+/** The flags of SERVER_V8_FLAGS this process was started without. */
+export function missingV8Flags(execArgv: readonly string[], nodeOptions: string): string[] {
+  const name = (flag: string): string => flag.split('=')[0]!.replaceAll('_', '-').replace(/^--no-/, '--');
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)].filter(Boolean).map(name);
+  return SERVER_V8_FLAGS.filter((flag) => !given.includes(name(flag)));
+}
