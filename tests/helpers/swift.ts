@@ -218,9 +218,10 @@ export async function startSwift(options: SwiftOptions = {}): Promise<SwiftStore
   try {
     await waitHealthy(`${endpoint}/healthcheck`, children, 30_000);
     const bucket = options.bucket ?? 'atrium';
-    // The proxy answers its healthcheck before the account and container servers listen: 503 until then.
+    // The proxy answers its healthcheck before the account and container servers listen: 503 until
+    // then, and a 500 ("Invalid path") while the account's database is still being created.
     let res = await s3v2(endpoint, 'PUT', `/${bucket}`);
-    for (let i = 0; i < 100 && res.status === 503; i++) {
+    for (let i = 0; i < 100 && res.status >= 500; i++) {
       await new Promise((r) => setTimeout(r, 200));
       res = await s3v2(endpoint, 'PUT', `/${bucket}`);
     }
