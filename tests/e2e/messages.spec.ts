@@ -12,12 +12,13 @@ const STREAM = '/api/interaction/stream';
 
 /** Streams of a browser context that are open right now. */
 function trackStreams(context: BrowserContext): { open(): number } {
-  const live = new Set<object>();
-  context.on('request', (r) => { if (r.url().includes(STREAM)) live.add(r); });
+  const live = new Map<object, Page>();
+  context.on('request', (r) => { if (r.url().includes(STREAM)) live.set(r, r.frame().page()); });
   const done = (r: object): void => { live.delete(r); };
   context.on('requestfinished', done);
   context.on('requestfailed', done);
-  return { open: () => live.size };
+  // A closed page's requests may never report their end: they count as closed with their page.
+  return { open: () => [...live.values()].filter((page) => !page.isClosed()).length };
 }
 
 async function hydrated(page: Page): Promise<void> {
