@@ -15,12 +15,12 @@ import { createWriteStream, mkdirSync, mkdtempSync, openSync, readSync, writeSyn
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listeningPort, sleep } from './lib/common.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SIZE_MB = Number(process.argv[2] ?? 1024);
 const PART = 5 * 1024 * 1024;
 const SECRET = 'cloud-upload-bench-secret';
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 mkdirSync(join(ROOT, 'bench', '.tmp'), { recursive: true });
 const work = mkdtempSync(join(ROOT, 'bench', '.tmp', 'cloud-'));
@@ -85,16 +85,7 @@ async function prepareDatabase() {
 
 async function startServer() {
   child = spawn(process.execPath, ['--expose-gc', join(ROOT, 'dist/atrium.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let logs = '';
-  child.stdout.on('data', (d) => { logs += d; });
-  child.stderr.on('data', (d) => { logs += d; });
-  for (let i = 0; i < 900; i++) {
-    const m = /listening on http:\/\/[^:]+:(\d+)/.exec(logs);
-    if (m) return Number(m[1]);
-    if (child.exitCode !== null) break;
-    await sleep(100);
-  }
-  throw new Error(`server did not start:\n${logs}`);
+  return listeningPort(child, 900);
 }
 
 /** The reference: a plain multipart upload of the file by a Node S3 client, 3 parts at a time. */

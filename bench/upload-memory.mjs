@@ -14,13 +14,13 @@ import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSy
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listeningPort, sleep } from './lib/common.mjs';
 import { once } from 'node:events';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SIZE_MB = Number(process.argv[2] ?? 200);
 const BUDGET_MB = 50;
 const SECRET = 'upload-memory-bench-secret';
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 mkdirSync(join(ROOT, 'bench', '.tmp'), { recursive: true });
 const work = mkdtempSync(join(ROOT, 'bench', '.tmp', 'upload-'));
@@ -73,16 +73,7 @@ async function makeFile(path) {
 /** Starts `args` under node with `flags`; resolves its port once it logs "listening on …:port". */
 async function startServer(flags = [], args = [join(ROOT, 'dist/atrium.mjs')]) {
   child = spawn(process.execPath, [...flags, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let logs = '';
-  child.stdout.on('data', (d) => { logs += d; });
-  child.stderr.on('data', (d) => { logs += d; });
-  for (let i = 0; i < 200; i++) {
-    const m = /listening on http:\/\/[^:]+:(\d+)/.exec(logs);
-    if (m) return Number(m[1]);
-    if (child.exitCode !== null) break;
-    await sleep(100);
-  }
-  throw new Error(`server did not start:\n${logs}`);
+  return listeningPort(child, 200);
 }
 
 /** The floor: a bare node:http server that writes the body to a file and does nothing else. */

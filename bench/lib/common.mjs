@@ -100,3 +100,17 @@ export function cpuMs(pid) {
   }
   return (ticks * 1000) / clockTicks;
 }
+
+/** The port a spawned server logs as "listening on http://host:port", polled every 100 ms for `tries` polls. */
+export async function listeningPort(child, tries) {
+  let logs = '';
+  child.stdout.on('data', (d) => { logs += d; });
+  child.stderr.on('data', (d) => { logs += d; });
+  for (let i = 0; i < tries; i++) {
+    const m = /listening on http:\/\/[^:]+:(\d+)/.exec(logs);
+    if (m) return Number(m[1]);
+    if (child.exitCode !== null) break;
+    await sleep(100);
+  }
+  throw new Error(`server did not start:\n${logs}`);
+}

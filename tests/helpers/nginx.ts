@@ -4,10 +4,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT, TMP } from './paths';
 import { collectResponse, type RawResponse } from './server';
+import { freePort } from './ports';
 
 export const NGINX = process.env.NGINX_PATH || '/usr/sbin/nginx';
 export const NGINX_MISSING = existsSync(NGINX) ? null : `nginx not found at ${NGINX} (apt-get install nginx-light): proxy tests skipped`;
@@ -19,17 +19,6 @@ export interface Nginx {
   httpsPort: number;
   httpPort: number;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** The deploy configuration with its ports, upstream and certificate pointed at this test. */

@@ -5,9 +5,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports';
 
 export interface SwiftStore {
   /** `http://127.0.0.1:<port>`: the S3 endpoint (path-style). */
@@ -54,17 +54,6 @@ export function ensureSwiftInstalled(): void {
 
 function readFileSafe(path: string): string {
   try { return readFileSync(path, 'utf8'); } catch { return ''; }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function serverConf(dir: string, kind: 'object' | 'container' | 'account', port: number): string {
