@@ -6,7 +6,7 @@ import { createReadStream, constants as fsConstants, type Stats } from 'node:fs'
 import { copyFile, link, mkdir, open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, resolve, sep } from 'node:path';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, notLike, sql } from 'drizzle-orm';
 import { imageSize } from 'image-size';
 import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
@@ -392,6 +392,8 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
     const reply = (row: AttachmentRow): void => sendJson(res, 200, Code.ok, t('devstudio.package.uploaded'), { file: { id: row.id, name: row.name, size: row.size, sha1: row.sha1 } });
     const [existing] = await runtime.db.select().from(attachment).where(and(
       eq(attachment.sha1, received.sha1), eq(attachment.topic, 'package'), eq(attachment.storage, 'private'), eq(attachment.userId, userId),
+      // A package stored in the cloud (`/private/<id>/…`) is not this folder's file.
+      notLike(attachment.url, '/%'),
     )).orderBy(asc(attachment.id)).limit(1);
     const existingFile = existing ? packageFile(runtime, existing.url) : null;
     if (existing && existingFile && (await stat(existingFile).then((s) => s.isFile(), () => false))) {

@@ -1,5 +1,5 @@
 // Creating or editing a module: name, uid, summary, the description in the site editor, a cover
-// and screenshots uploaded through the upload queue (always to this server), category, tags and prices.
+// and screenshots uploaded through the upload queue (through the site's upload driver), category, tags and prices.
 import { useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { enqueueUpload } from '../../lib/client/stores/upload';
@@ -50,10 +50,10 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
     setUploading(target);
     try {
       for (const file of files) {
-        // Through the page's upload queue (progress, pause, cancel). Module images stay on this
-        // server in every upload mode: the market checks them as local attachments.
-        const stored = await enqueueUpload(file, { topic: 'module', localPath: '/api/ajax/upload' });
-        const url = stored.url;
+        // Through the page's upload queue (progress, pause, cancel) and the site's upload driver:
+        // `/storage/…` in local mode, the store's public URL in a cloud mode.
+        const stored = await enqueueUpload(file, { topic: 'module' });
+        const url = stored.storage && stored.storage !== 'local' && stored.full_url ? stored.full_url : stored.url;
         setValues((v) => (target === 'cover' ? { ...v, cover: url } : { ...v, screenshots: [...v.screenshots.filter((s) => s !== url), url].slice(0, MAX_SCREENSHOTS) }));
       }
       setErrors((e) => ({ ...e, [target]: '' }));

@@ -6,6 +6,8 @@ import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
 import { VersionInput } from '../../lib/shared/validation/studio';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
 import { uploadWithProgress } from './upload-progress';
+import { enqueueUpload, uploadConfig } from '../../lib/client/stores/upload';
+import UploadQueue from '../upload/UploadQueue';
 
 interface Props {
   messages: Messages;
@@ -25,6 +27,8 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({ version: suggested, changelog: '', min_atrium: '' });
   const [pkg, setPkg] = useState<UploadedPackage | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
+  /** A cloud upload in the page's queue (its progress shows there). */
+  const [queued, setQueued] = useState(false);
   const draftKey = `module-version:${moduleId}`;
 
   const upload = async (file: File | undefined): Promise<void> => {
@@ -32,6 +36,20 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
     if (!/\.zip$/i.test(file.name)) { setErrors((e) => ({ ...e, package_id: t('devstudio.package.notZipName') })); return; }
     setErrors((e) => ({ ...e, package_id: '' }));
     setPkg(null);
+    const mode = await uploadConfig().then((c) => c.mode, () => 'local' as const);
+    if (mode !== 'local') {
+      // Cloud mode: straight to the store's private prefix through the page's upload queue.
+      setQueued(true);
+      try {
+        const stored = await enqueueUpload(file, { topic: 'package' });
+        setPkg({ id: stored.id, name: stored.name, size: stored.size, sha1: stored.sha1 });
+      } catch {
+        // Canceled in the queue; a failure is shown there in the member's language.
+      } finally {
+        setQueued(false);
+      }
+      return;
+    }
     setProgress(0);
     const form = new FormData();
     form.append('file', file);
@@ -84,8 +102,8 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
         <legend>{t('devstudio.version.package')}</legend>
         <p className="small muted" id="package-hint">{t('devstudio.version.packageHint', { max: maxSize })}</p>
         <label className="btn">
-          {progress !== null ? t('devstudio.form.uploading') : t(pkg ? 'devstudio.version.replacePackage' : 'devstudio.version.choosePackage')}
-          <input type="file" accept=".zip,application/zip" className="visually-hidden" disabled={progress !== null} aria-describedby="package-hint"
+          {progress !== null || queued ? t('devstudio.form.uploading') : t(pkg ? 'devstudio.version.replacePackage' : 'devstudio.version.choosePackage')}
+          <input type="file" accept=".zip,application/zip" className="visually-hidden" disabled={progress !== null || queued} aria-describedby="package-hint"
             onChange={(e) => { void upload(e.target.files?.[0]); e.target.value = ''; }} />
         </label>
         {progress !== null && (
@@ -98,8 +116,9 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
         {error('package_id')}
       </fieldset>
       <p>
-        <button className="btn btn-primary" type="submit" disabled={busy || progress !== null}>{t('devstudio.version.submit')}</button>
+        <button className="btn btn-primary" type="submit" disabled={busy || progress !== null || queued}>{t('devstudio.version.submit')}</button>
       </p>
+      <UploadQueue />
     </form>
   );
 }

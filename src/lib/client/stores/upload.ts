@@ -123,7 +123,8 @@ async function run(t: Task): Promise<void> {
     t.samples = [{ t: Date.now(), bytes: t.loaded }];
     const job: UploadJob = { file: t.file, topic: t.topic, sha1: t.sha1, signal: controller.signal, onProgress: (n) => onProgress(t, n), stats: t.stats };
     let file: UploadedFile;
-    if (config.mode === 's3') file = await uploadS3(job);
+    // Module packages go to the private prefix through presigned parts in both cloud modes.
+    if (config.mode === 's3' || (config.mode === 'cos' && t.topic === 'package')) file = await uploadS3(job);
     else if (config.mode === 'cos') file = await (await import('../upload/cos')).uploadCos(job, config);
     else file = await uploadLocal(job, t.localPath ?? undefined);
     if (controller.signal.aborted) return;
@@ -187,7 +188,7 @@ export function cancelUpload(id: number): void {
   if (!move(t, 'cancel')) return;
   t.controller?.abort(new DOMException('canceled', 'AbortError'));
   if (wasMultipart) {
-    void uploadConfig().then((c) => (c.mode === 's3' ? abortS3(t.sha1, t.size, t.topic) : c.mode === 'cos' ? import('../upload/cos').then((m) => m.abortCos(t.sha1, t.size, t.topic, c)) : undefined)).catch(() => undefined);
+    void uploadConfig().then((c) => (c.mode === 's3' || (c.mode === 'cos' && t.topic === 'package') ? abortS3(t.sha1, t.size, t.topic) : c.mode === 'cos' ? import('../upload/cos').then((m) => m.abortCos(t.sha1, t.size, t.topic, c)) : undefined)).catch(() => undefined);
   }
   t.reject(new DOMException('canceled', 'AbortError'));
   pump();

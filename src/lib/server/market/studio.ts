@@ -95,14 +95,32 @@ export function nextVersion(versions: readonly string[]): string {
   return pre ? `${major}.${minor}.${patch}` : `${major}.${minor}.${patch + 1}`;
 }
 
+/** In a cloud upload mode: the attachment `storage` of its rows and the object key behind one of its public URLs. */
+export interface CloudImages {
+  storage: string;
+  keyOf(url: string): string | null;
+}
+
 /** Cover and screenshots must be raster images this developer uploaded (their own attachment rows). */
-async function checkImages(tx: Tx, developerId: number, cover: string, screenshots: readonly string[]): Promise<void> {
+async function checkImages(tx: Tx, developerId: number, cover: string, screenshots: readonly string[], cloud?: CloudImages): Promise<void> {
   const urls = [...new Set([cover, ...screenshots].filter(Boolean))];
   if (!urls.length) return;
   const rows = await tx.select({ url: attachment.url }).from(attachment).where(and(
     eq(attachment.userId, developerId), eq(attachment.storage, 'local'), inArray(attachment.url, urls), sql`${attachment.width} > 0`,
   ));
   const mine = new Set(rows.map((r) => r.url));
+  // Cloud mode: a public URL of the store names an `uploads/<id>/…` object this developer stored.
+  const keys = new Map<string, string>();
+  for (const url of urls) {
+    const key = cloud && !mine.has(url) ? cloud.keyOf(url) : null;
+    if (key) keys.set(`/${key}`, url);
+  }
+  if (cloud && keys.size) {
+    const cloudRows = await tx.select({ url: attachment.url }).from(attachment).where(and(
+      eq(attachment.userId, developerId), eq(attachment.storage, cloud.storage), inArray(attachment.url, [...keys.keys()]), sql`${attachment.width} > 0`,
+    ));
+    for (const r of cloudRows) mine.add(keys.get(r.url)!);
+  }
   const fieldKeys: Record<string, string> = {};
   if (cover && !mine.has(cover)) fieldKeys.cover = 'devstudio.error.image';
   if (screenshots.some((s) => !mine.has(s))) fieldKeys.screenshots = 'devstudio.error.image';
@@ -114,10 +132,10 @@ async function checkImages(tx: Tx, developerId: number, cover: string, screensho
  * created (it is in URLs and installs); an edited module keeps its status, so a published one stays
  * on the market with the new text at once.
  */
-export async function saveModule(db: Db, developerId: number, input: ModuleValues): Promise<{ id: number; created: boolean; status: ModuleStatus }> {
+export async function saveModule(db: Db, developerId: number, input: ModuleValues, cloud?: CloudImages): Promise<{ id: number; created: boolean; status: ModuleStatus }> {
   const text = await moduleText(input);
   return db.transaction(async (tx) => {
-    await checkImages(tx, developerId, input.cover, input.screenshots);
+    await checkImages(tx, developerId, input.cover, input.screenshots, cloud);
     const t = now();
     const values = {
       name: input.name, summary: input.summary, description: input.description, descriptionHtml: text.descriptionHtml,

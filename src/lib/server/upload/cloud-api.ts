@@ -81,3 +81,27 @@ export function uploadLimit(ctx: APIContext, userId: number, kind: 'upload' | 's
 }
 
 export const probeImage: ImageProbe = (head) => readImageInfo(async (offset, length) => head.subarray(offset, offset + length));
+
+/**
+ * The object key (`uploads/…`) behind a public URL of the store, or null when the URL is not one of
+ * its public URLs (another host, another prefix, a query, an encoding the store would not produce).
+ */
+export function keyOfPublicUrl(store: Pick<ObjectStore, 'publicUrl'>, url: string): string | null {
+  const base = store.publicUrl('k').slice(0, -1);
+  if (!url.startsWith(base)) return null;
+  let key: string;
+  try {
+    key = url.slice(base.length).split('/').map(decodeURIComponent).join('/');
+  } catch {
+    return null;
+  }
+  return key.startsWith('uploads/') && store.publicUrl(key) === url ? key : null;
+}
+
+/** What the market needs to accept cover and screenshot URLs of the current cloud mode (undefined in local mode). */
+export async function cloudImages(runtime: Runtime): Promise<{ storage: string; keyOf(url: string): string | null } | undefined> {
+  const cloud = readCloudSettings(await runtime.site.all());
+  if (cloud.mode === 'local' || cloudSettingsProblem(cloud)) return undefined;
+  const store = storeFor(cloud);
+  return { storage: store.driver, keyOf: (url) => keyOfPublicUrl(store, url) };
+}

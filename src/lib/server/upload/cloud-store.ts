@@ -1,7 +1,7 @@
 // Direct uploads to an object store, whatever the driver: the rules a file must pass before an
 // upload starts (the same as local uploads), the member's key, presigned calls limited to that
 // key, and the callback that records the attachment only after the store shows the object.
-import { and, asc, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, like, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { attachment } from '../db/schema';
 import { AppError } from '../http';
@@ -70,7 +70,11 @@ export async function uploadedToday(db: Db, userId: number, now = Math.floor(Dat
 /** The row an earlier upload of the same content by the same member left (sha1 + topic + driver). */
 async function findDuplicate(db: Db, userId: number, sha1: string, topic: string, storage: string): Promise<AttachmentRow | null> {
   const [row] = await db.select().from(attachment)
-    .where(and(eq(attachment.sha1, sha1), eq(attachment.topic, topic), eq(attachment.storage, storage), eq(attachment.userId, userId)))
+    .where(and(
+      eq(attachment.sha1, sha1), eq(attachment.topic, topic), eq(attachment.storage, storage), eq(attachment.userId, userId),
+      // Private rows of local mode are package-root paths; the store's are `/private/<id>/…` keys.
+      storage === 'private' ? like(attachment.url, '/private/%') : undefined,
+    ))
     .orderBy(asc(attachment.id)).limit(1);
   return row ?? null;
 }
@@ -119,6 +123,11 @@ export async function planCloudUpload(db: Db, store: ObjectStore, userId: number
 export function storedType(declared: string): string {
   const mime = normalizeMime(declared);
   return mime.length <= 100 && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mime) ? mime : 'application/octet-stream';
+}
+
+/** The area a key lies in: `private/…` (module packages) or `uploads/…` (everything public). */
+export function areaOfKey(key: string): 'uploads' | 'private' {
+  return key.startsWith('private/') ? 'private' : 'uploads';
 }
 
 function ownKey(userId: number, key: string, area: 'uploads' | 'private'): void {
@@ -170,9 +179,10 @@ export type ImageProbe = (head: Buffer) => Promise<{ mime: string; width: number
 
 /**
  * The callback: records the attachment only when the object exists under the member's prefix,
- * has the declared size (and the sha1 declared when the upload started), and passes the rules.
+ * has the declared size (and the sha1 declared when the upload started), and passes the rules
+ * (and `verify`, a check of the stored bytes such as a package's zip signature).
  */
-export async function finishCloudUpload(db: Db, store: ObjectStore, userId: number, input: CloudFileInput & { url: string }, settings: UploadSettings, probe: ImageProbe, storage = store.driver): Promise<AttachmentRow> {
+export async function finishCloudUpload(db: Db, store: ObjectStore, userId: number, input: CloudFileInput & { url: string }, settings: UploadSettings, probe: ImageProbe, storage = store.driver, verify?: (key: string) => Promise<void>): Promise<AttachmentRow> {
   const key = input.url.replace(/^\/+/, '');
   ownKey(userId, key, storage === 'private' ? 'private' : 'uploads');
   const problem = checkUpload({ name: input.name, size: input.size, mimetype: input.type }, settings);
@@ -181,6 +191,7 @@ export async function finishCloudUpload(db: Db, store: ObjectStore, userId: numb
   if (!head) throw new AppError('upload.objectMissing');
   if (head.size !== input.size) throw new AppError('upload.sizeMismatch');
   if (head.sha1 && head.sha1 !== input.sha1) throw new AppError('upload.sha1Mismatch');
+  if (verify) await verify(key);
   const now = Math.floor(Date.now() / 1000);
   const existing = await findDuplicate(db, userId, input.sha1, input.topic, storage);
   if (existing && existing.url === `/${key}`) {

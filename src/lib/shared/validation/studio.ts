@@ -33,9 +33,12 @@ export function splitTags(text: string): string[] {
 
 const id = z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }).max(INT_MAX);
 const yuan = (key: string) => z.union([z.string(), z.number()], { error: key }).transform((v) => String(v).trim()).pipe(z.string().regex(YUAN, { error: key }));
-/** An image the developer uploaded through /api/ajax/upload (the service checks the attachment). */
+/**
+ * An image the developer uploaded (the service checks the attachment): `/storage/…` in local mode,
+ * the store's public URL of an `uploads/<id>/…` object in a cloud mode.
+ */
 const imageUrl = z.string({ error: 'devstudio.error.image' }).trim().max(255, { error: 'devstudio.error.image' })
-  .regex(/^\/storage\/[^\s?#\\]+$/, { error: 'devstudio.error.image' });
+  .regex(/^(\/storage\/[^\s?#\\]+|https?:\/\/[^\s?#\\"'<>]+)$/, { error: 'devstudio.error.image' });
 /** 'yyyy-mm-dd' naming a real calendar day (no February 30th). */
 export function isDay(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);

@@ -2,19 +2,30 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, probeImage, uploadLimit } from '../../../lib/server/upload/cloud-api';
 import { cloudFileReply, finishCloudUpload } from '../../../lib/server/upload/cloud-store';
+import { checkPackage, checkStoredZip, PACKAGE_TOPIC } from '../../../lib/server/upload/cloud-packages';
+import { requireDeveloper } from '../../../lib/server/market/studio';
 import { CallbackInput } from '../../../lib/shared/validation/upload';
-import { translator } from '../../../lib/i18n';
+import { translateAny, translator } from '../../../lib/i18n';
 
 /**
  * `POST /api/Cos/callback` (and `/api/s3/callback`): records a finished direct upload after the
  * store shows the object under this member's prefix with the declared size; same reply as local uploads.
+ * A module package (topic `package`) must lie in the member's private prefix and be a zip archive.
  */
 export const POST = api(async (ctx) => {
   const member = requireUser(ctx);
   const input = await readInput(ctx, CallbackInput);
   const limited = await uploadLimit(ctx, member.id, 'sign');
   if (limited) return limited;
-  const { rules, store } = await cloudContext(ctx.locals.runtime);
-  const row = await finishCloudUpload(ctx.locals.runtime.db, store, member.id, input, rules, probeImage);
-  return ok({ file: cloudFileReply(row, store) }, translator(ctx.locals.apiLocale, 'upload')('upload.success'));
+  const { runtime, apiLocale } = ctx.locals;
+  const { rules, store } = await cloudContext(runtime);
+  if (input.topic === PACKAGE_TOPIC) {
+    await requireDeveloper(runtime.db, member.id);
+    const maxSize = await checkPackage(runtime, input);
+    const packageRules = { ...rules, maxSize, allowedSuffixes: 'zip', allowedMimeTypes: '' };
+    const row = await finishCloudUpload(runtime.db, store, member.id, input, packageRules, probeImage, 'private', (key) => checkStoredZip(store, key));
+    return ok({ file: cloudFileReply(row, store) }, translateAny(apiLocale, 'devstudio.package.uploaded'));
+  }
+  const row = await finishCloudUpload(runtime.db, store, member.id, input, rules, probeImage);
+  return ok({ file: cloudFileReply(row, store) }, translator(apiLocale, 'upload')('upload.success'));
 });

@@ -1,6 +1,7 @@
 import { api, ok, rateLimitReply, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { requireDeveloper, saveModule } from '../../../lib/server/market/studio';
+import { cloudImages } from '../../../lib/server/upload/cloud-api';
 import { ModuleInput } from '../../../lib/shared/validation/studio';
 import { translateAny } from '../../../lib/i18n';
 
@@ -12,7 +13,7 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, ModuleInput);
   const limited = await rateLimitReply(ctx, `studio:save:${member.id}`, 30, 60);
   if (limited) return limited;
-  const result = await saveModule(runtime.db, member.id, input);
+  const result = await saveModule(runtime.db, member.id, input, await cloudImages(runtime));
   // A listed module's page and the market lists show the new text at once.
   if (result.status === 'published' || result.status === 'delisted') await runtime.pageCache.invalidate(['modules']);
   return ok(result, translateAny(apiLocale, result.created ? 'devstudio.module.created' : 'devstudio.module.saved'));

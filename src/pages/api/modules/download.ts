@@ -1,17 +1,21 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { api, AppError, rateLimitReply, readInput } from '../../../lib/server/http';
+import { api, AppError, ok, rateLimitReply, readInput } from '../../../lib/server/http';
 import { hasRule, requireUser } from '../../../lib/server/auth/guard';
 import { authoriseDownload, recordDownload } from '../../../lib/server/market/downloads';
 import { moduleTag } from '../../../lib/server/market/catalog';
 import { packageFile } from '../../../lib/server/market/packages';
 import { REVIEW_RULE } from '../../../lib/server/market/review';
 import { DownloadInput } from '../../../lib/shared/validation/market';
+import { isCloudPackage, PACKAGE_URL_TTL, signedPackageUrl } from '../../../lib/server/upload/cloud-packages';
 
 /**
  * A module's package as an attachment, authorised per request (free module, paid order within its
  * update period, the developer, a reviewer). Packages live outside /storage: no URL bypasses this.
+ * A package stored in the cloud (private prefix) is answered with a redirect to a signed GET URL
+ * valid 300 s (PACKAGE_URL_TTL); `?envelope=1` gives that URL in the envelope instead
+ * (`data.url`, `data.expires`), for scripts that cannot follow a redirect.
  */
 export const GET = api(async (ctx) => {
   const member = requireUser(ctx);
@@ -21,6 +25,15 @@ export const GET = api(async (ctx) => {
   const { runtime, locale } = ctx.locals;
   const reviewer = await hasRule(runtime, member.groupId, locale, REVIEW_RULE);
   const grant = await authoriseDownload(runtime.db, { userId: member.id, uid: input.uid, version: input.version, reviewer });
+  if (isCloudPackage(grant.packagePath)) {
+    const url = await signedPackageUrl(runtime, grant.packagePath, grant.fileName);
+    await recordDownload(runtime.db, member.id, grant);
+    await runtime.pageCache.invalidate([moduleTag(input.uid)]);
+    if (new URL(ctx.request.url).searchParams.get('envelope') === '1') {
+      return ok({ url, expires: Math.floor(Date.now() / 1000) + PACKAGE_URL_TTL, name: grant.fileName, size: grant.size });
+    }
+    return new Response(null, { status: 302, headers: { location: url, 'cache-control': 'private, no-store', 'referrer-policy': 'no-referrer' } });
+  }
   const file = packageFile(runtime, grant.packagePath);
   const info = file ? await stat(file).catch(() => null) : null;
   if (!file || !info?.isFile()) throw new AppError('market.packageMissing');

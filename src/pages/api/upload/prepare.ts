@@ -2,20 +2,32 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, uploadLimit } from '../../../lib/server/upload/cloud-api';
 import { cloudFileReply, planCloudUpload } from '../../../lib/server/upload/cloud-store';
+import { checkPackage, PACKAGE_TOPIC } from '../../../lib/server/upload/cloud-packages';
+import { requireDeveloper } from '../../../lib/server/market/studio';
 import { PrepareInput } from '../../../lib/shared/validation/upload';
 
 /**
  * Before a direct upload: the file passes the upload rules and the daily quota; a file this member
  * already stored under the topic is answered at once (`file`), else the key in the member's prefix
- * and, for `s3`, the multipart upload the browser sends parts to.
+ * and, for `s3`, the multipart upload the browser sends parts to. A module package (topic
+ * `package`, approved developers only) goes to the private prefix through presigned parts in
+ * both cloud modes (`driver: 's3'`).
  */
 export const POST = api(async (ctx) => {
   const member = requireUser(ctx);
   const input = await readInput(ctx, PrepareInput);
   const limited = await uploadLimit(ctx, member.id, 'upload');
   if (limited) return limited;
-  const { cloud, rules, store } = await cloudContext(ctx.locals.runtime);
-  const plan = await planCloudUpload(ctx.locals.runtime.db, store, member.id, input, rules, { browserStarts: cloud.mode === 'cos' });
+  const { runtime } = ctx.locals;
+  const { cloud, rules, store } = await cloudContext(runtime);
+  if (input.topic === PACKAGE_TOPIC) {
+    await requireDeveloper(runtime.db, member.id);
+    const maxSize = await checkPackage(runtime, input);
+    const plan = await planCloudUpload(runtime.db, store, member.id, input, { ...rules, maxSize, allowedSuffixes: 'zip', allowedMimeTypes: '' }, { storage: 'private' });
+    if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
+    return ok({ driver: 's3', key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
+  }
+  const plan = await planCloudUpload(runtime.db, store, member.id, input, rules, { browserStarts: cloud.mode === 'cos' });
   if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
   return ok({ driver: cloud.mode, key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
 });

@@ -1,0 +1,73 @@
+// Module packages in a cloud upload mode. A package is private: it goes to the member's `private/<id>/`
+// prefix (never under the public base URL), uploaded through server-presigned part PUTs in both cloud
+// modes (the browser's COS credentials only ever cover `uploads/<id>/`), and read back only through
+// `/api/modules/download`, which answers an authorised member with a short-lived signed GET URL.
+import { and, eq, like, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { attachment } from '../db/schema';
+import { AppError } from '../http';
+import type { Runtime } from '../runtime';
+import { parseSize } from '../site/config';
+import { fileSuffix } from './check';
+import { cloudSettingsProblem, readCloudSettings } from './cloud-settings';
+import type { CloudFileInput, ObjectStore } from './cloud-store';
+import { storeFor } from './cloud-api';
+
+/** Seconds a signed package URL stays valid: long enough to start the download, too short to share. */
+export const PACKAGE_URL_TTL = 300;
+
+/** The attachment topic of module packages (the local handler records the same). */
+export const PACKAGE_TOPIC = 'package';
+
+/** Default `market_package_max_size` (the local handler's too). */
+export const DEFAULT_PACKAGE_MAX = '20mb';
+
+/** A version's `packagePath` that names an object in the store's private prefix (local ones are relative paths). */
+export function isCloudPackage(packagePath: string): boolean {
+  return packagePath.startsWith('/private/');
+}
+
+function sizeLabel(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+/** The package rules before any byte moves: a `.zip` of at most `market_package_max_size`. */
+export async function checkPackage(runtime: Pick<Runtime, 'site'>, input: Pick<CloudFileInput, 'name' | 'size'>): Promise<number> {
+  const maxSize = parseSize(await runtime.site.get('market_package_max_size', DEFAULT_PACKAGE_MAX)) || parseSize(DEFAULT_PACKAGE_MAX);
+  if (fileSuffix(input.name) !== 'zip') throw new AppError('devstudio.package.notZipName');
+  if (input.size > maxSize) throw new AppError('devstudio.package.tooLarge', { values: { limit: sizeLabel(maxSize) } });
+  return maxSize;
+}
+
+/** After the callback: the object starts like a zip archive (`PK\3\4`; `PK\5\6` alone is an empty one). */
+export async function checkStoredZip(store: ObjectStore, key: string): Promise<void> {
+  const head = await store.readHead(key, 4).catch(() => Buffer.alloc(0));
+  if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x05 && head[3] === 0x06) throw new AppError('devstudio.package.empty');
+  if (!(head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04)) throw new AppError('devstudio.package.notZip');
+}
+
+/** Whether a cloud package row of this member already exists for this content (dedupe, as locally). */
+export async function cloudPackageRow(db: Db, userId: number, sha1: string) {
+  const [row] = await db.select().from(attachment).where(and(
+    eq(attachment.userId, userId), eq(attachment.sha1, sha1), eq(attachment.topic, PACKAGE_TOPIC), eq(attachment.storage, 'private'),
+    like(attachment.url, '/private/%'),
+  )).orderBy(sql`${attachment.id}`).limit(1);
+  return row ?? null;
+}
+
+/**
+ * A signed GET URL of a cloud package, valid `PACKAGE_URL_TTL` seconds, or an error the member
+ * understands when the store is not reachable (site back in local mode, settings broken, object gone).
+ */
+export async function signedPackageUrl(runtime: Pick<Runtime, 'site' | 'log'>, packagePath: string, fileName: string, seconds = PACKAGE_URL_TTL): Promise<string> {
+  const cloud = readCloudSettings(await runtime.site.all());
+  const problem = cloud.mode === 'local' ? 'the site is in local upload mode' : cloudSettingsProblem(cloud);
+  if (problem) {
+    runtime.log.error('cloud package unreachable', { packagePath, problem });
+    throw new AppError('market.packageMissing');
+  }
+  const store = storeFor(cloud);
+  const key = packagePath.replace(/^\/+/, '');
+  if (!(await store.head(key))) throw new AppError('market.packageMissing');
+  return store.signedGet(key, seconds, fileName);
+}
