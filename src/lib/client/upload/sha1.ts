@@ -19,6 +19,6 @@ export function hashFile(file: Blob, onProgress: (done: number) => void, signal:
       else { end(); reject(new Error(e.data.message || 'sha1 failed')); }
     };
     worker.onerror = (e) => { end(); reject(new Error(e.message || 'sha1 worker failed')); };
-    worker.postMessage({ id, file, chunk: QUEUE.hashChunk });
+    worker.postMessage({ id, file, chunk: QUEUE.hashChunk, read: QUEUE.hashRead });
   });
 }

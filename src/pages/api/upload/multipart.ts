@@ -1,4 +1,5 @@
-import { api, ok, readInput } from '../../../lib/server/http';
+import { api, AppError, ok, readInput } from '../../../lib/server/http';
+import { isApprovedDeveloper } from '../../../lib/server/market/developers';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, uploadLimit } from '../../../lib/server/upload/cloud-api';
 import { abortUpload, areaOfKey, completeUpload, listUploadedParts } from '../../../lib/server/upload/cloud-store';
@@ -15,6 +16,8 @@ export const POST = api(async (ctx) => {
   const limited = await uploadLimit(ctx, member.id, 'sign');
   if (limited) return limited;
   const area = areaOfKey(input.key);
+  // Only approved developers write to their private prefix (module packages).
+  if (area === 'private' && !(await isApprovedDeveloper(ctx.locals.runtime.db, member.id))) throw new AppError('upload.foreignKey', { status: 403 });
   const { store } = await cloudContext(ctx.locals.runtime, area === 'private' ? undefined : 's3');
   if (input.op === 'list') return ok({ parts: await listUploadedParts(store, member.id, input.key, input.uploadId, area) });
   if (input.op === 'complete') {

@@ -1,4 +1,5 @@
-import { api, ok, readInput } from '../../../lib/server/http';
+import { api, AppError, ok, readInput } from '../../../lib/server/http';
+import { isApprovedDeveloper } from '../../../lib/server/market/developers';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, uploadLimit } from '../../../lib/server/upload/cloud-api';
 import { areaOfKey, presignParts } from '../../../lib/server/upload/cloud-store';
@@ -14,6 +15,8 @@ export const POST = api(async (ctx) => {
   const limited = await uploadLimit(ctx, member.id, 'sign');
   if (limited) return limited;
   const area = areaOfKey(input.key);
+  // Only approved developers write to their private prefix (module packages).
+  if (area === 'private' && !(await isApprovedDeveloper(ctx.locals.runtime.db, member.id))) throw new AppError('upload.foreignKey', { status: 403 });
   const { store } = await cloudContext(ctx.locals.runtime, area === 'private' ? undefined : 's3');
   return ok({ urls: await presignParts(store, member.id, input.key, input.uploadId, input.partNumbers, area) });
 });
