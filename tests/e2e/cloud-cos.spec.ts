@@ -131,6 +131,78 @@ test('cos: an image pasted into the editor appears with the store URL', async ({
   await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success');
 });
 
+/** The queue's page with a 3 MB/s upload link, so that a 24 MB upload lasts several seconds. */
+async function slowProfile(browser: import('@playwright/test').Browser): Promise<Page> {
+  const page = await logInTo(site, browser, 'cloudcos');
+  await page.goto('/user/account/profile');
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 3 * MB });
+  return page;
+}
+
+test('cos: credentials that expire mid-upload are refreshed before the store refuses them, and the upload completes', async ({ browser }) => {
+  test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
+  test.setTimeout(120_000);
+  const file = randomFile('expiring.png', 24 * MB);
+  made.push(dirname(file.path));
+  const page = await slowProfile(browser);
+  // Credentials live 62 s; the store's clock runs 60 s ahead: they are refused there 2 s after they
+  // were issued. The SDK reuses credentials only while more than 60 s are left (spec §9), so it must
+  // fetch new ones during the upload, which lasts about 8 s.
+  let issued = 0;
+  await page.route('**/api/cos/refreshToken', async (route) => {
+    const response = await route.fetch();
+    const body = (await response.json()) as { data: { startTime: number; expiredTime: number } };
+    issued++;
+    body.data.expiredTime = body.data.startTime + 62;
+    await route.fulfill({ response, json: body });
+  });
+  gateway.clockOffset = 60;
+  const refusedBefore = gateway.refused.length;
+  try {
+    await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
+    await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: 90_000 });
+  } finally {
+    gateway.clockOffset = 0;
+  }
+  expect(issued).toBeGreaterThanOrEqual(3);
+  // No request reached the store with stale credentials: they were renewed in time.
+  expect(gateway.refused.slice(refusedBefore)).toEqual([]);
+  const src = await page.locator('.avatar-row img').getAttribute('src');
+  const key = decodeURIComponent(new URL(src!).pathname.slice(`/${site.swift.bucket}/`.length));
+  expect(await storedSha1(site, key)).toBe(file.sha1);
+});
+
+test('cos: the store refusing expired credentials shows the error in the member\'s language, and a retry completes', async ({ browser }) => {
+  test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
+  test.setTimeout(120_000);
+  for (const [locale, expired, retry] of [['zh-CN', '上传凭证已过期，请重试', '重试'], ['en', 'The upload credentials expired; please retry', 'Retry']] as const) {
+    // One file per language: the second would otherwise be answered at once by the sha1 dedupe.
+    const file = randomFile(`refused-${locale}.png`, 6 * MB);
+    made.push(dirname(file.path));
+    const page = await logInTo(site, browser, 'cloudcos', locale);
+    await page.goto('/user/account/profile');
+    await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+    // The store's clock is past every credential the site issues (900 s): each request is refused as expired.
+    gateway.clockOffset = 1000;
+    const refusedBefore = gateway.refused.length;
+    try {
+      await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
+      const row = page.locator('.upq-row').first();
+      await expect(row).toHaveAttribute('data-state', 'error', { timeout: 90_000 });
+      await expect(row).toContainText(expired);
+      expect(gateway.refused.slice(refusedBefore).some((r) => r.status === 403 && r.code === 'ExpiredToken')).toBe(true);
+      gateway.clockOffset = 0;
+      await row.getByRole('button', { name: retry }).click();
+      await expect(row).toHaveAttribute('data-state', 'success', { timeout: 60_000 });
+    } finally {
+      gateway.clockOffset = 0;
+      await page.context().close();
+    }
+  }
+});
+
 test('switching back to local mode: uploads go to the app server again', async ({ browser }) => {
   test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
   site.cli('config:set', 'upload_mode', 'local');

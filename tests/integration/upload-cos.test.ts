@@ -142,7 +142,7 @@ describe('cos driver: temporary credentials', () => {
     const keyTime = `${Math.floor(Date.now() / 1000) - 1000};${Math.floor(Date.now() / 1000) - 10}`;
     await denied(cos(c, 'PUT', mine, { body: 'late', keyTime }), 'AccessDenied');
     const expired = issueLocalCredentials(swift.secretAccessKey, BUCKET, `uploads/${members.alice.id}/`, Math.floor(Date.now() / 1000) - 2000);
-    await denied(cos(expired, 'PUT', mine, { body: 'old' }), 'InvalidToken');
+    await denied(cos(expired, 'PUT', mine, { body: 'old' }), 'ExpiredToken');
     const forged = issueLocalCredentials('not-the-site-key', BUCKET, 'uploads/', Math.floor(Date.now() / 1000));
     await denied(cos(forged, 'PUT', mine, { body: 'forged' }), 'InvalidToken');
     const other = issueLocalCredentials(swift.secretAccessKey, 'other-1250000000', `uploads/${members.alice.id}/`);

@@ -47,7 +47,7 @@ function cosFailure(err: unknown): UploadFailure {
   const e = err as { statusCode?: number; code?: string; message?: string; error?: { Message?: string } };
   if (err instanceof ApiError) return new UploadFailure(err.message);
   if (e.statusCode === 0 || /network|CORS blocked/i.test(e.message ?? '')) return new UploadFailure(tu('upload.error.network'));
-  if (e.code === 'RequestTimeTooSkewed' || /expired/i.test(e.message ?? e.error?.Message ?? '')) return new UploadFailure(tu('upload.error.expired'));
+  if (e.code === 'RequestTimeTooSkewed' || e.code === 'ExpiredToken' || /expired/i.test(e.message ?? e.error?.Message ?? '')) return new UploadFailure(tu('upload.error.expired'));
   if (/ETag/.test(e.message ?? '')) return new UploadFailure(tu('upload.error.cors'));
   return new UploadFailure(tu('upload.error.store', { status: e.code || e.statusCode || '?' }));
 }
