@@ -3,7 +3,9 @@
 // image pasted into the editor; the switch back to local mode.
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
+import { storedZip } from '../../src/lib/server/market/zip';
 import { addMember, logInTo, randomFile, startCloudSite, storedSha1, type CloudSite } from './cloud-upload';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -129,6 +131,64 @@ test('s3: an image pasted into the editor appears with the store URL', async ({ 
   }, PNG.toString('base64'));
   await expect(editor).toHaveValue(new RegExp(`!\\[pasted\\.png\\]\\(${site.swift.endpoint}/${site.swift.bucket}/uploads/${memberId}/`), { timeout: 30_000 });
   await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success');
+});
+
+test('s3: a module cover goes to the public prefix, its package to the private one, downloaded only by a signed URL', async ({ browser }) => {
+  test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
+  test.setTimeout(150_000);
+  const devId = await addMember(site, 'clouddev');
+  const t = Math.floor(Date.now() / 1000);
+  await site.sql(`insert into developer (user_id, real_name, id_number, mobile, email, province, status, create_time, update_time) values ($1, '张三', '11010519491231002X', '13800138000', 'clouddev@example.com', '11', 'approved', $2, $2)`, [devId, t]);
+  const page = await logInTo(site, browser, 'clouddev');
+  await page.goto('/user/developer/modules');
+  await page.getByRole('link', { name: '新建模块' }).first().click();
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+  await page.getByLabel('标识').fill('cloud-notes');
+  await page.getByLabel('名称').fill('Cloud notes');
+  await page.getByLabel('一句话简介').fill('云端存储的模块');
+  await page.getByLabel('分类').selectOption('tools');
+  await page.getByRole('textbox', { name: '介绍（Markdown）' }).fill('安装包在私有前缀里。');
+  // The cover: through the queue and the s3 driver, kept as the store's public URL.
+  await page.getByRole('group', { name: '封面' }).locator('input[type=file]').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: PNG });
+  const cover = page.locator('.studio-thumb img').first();
+  await expect(cover).toHaveAttribute('src', new RegExp(`^${site.swift.endpoint}/${site.swift.bucket}/uploads/${devId}/module/`), { timeout: 30_000 });
+  await page.getByRole('button', { name: '创建模块' }).click();
+  await expect(page).toHaveURL(/\?versions=\d+$/);
+
+  // The package: through the queue to private/<id>/, never a public URL.
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+  await page.getByLabel('版本号').fill('1.0.0');
+  await page.getByRole('textbox', { name: '更新说明' }).fill('首个版本。');
+  const zip = await storedZip([{ name: 'README.md', text: '# Cloud notes\n' }]);
+  const zipSha1 = createHash('sha1').update(zip).digest('hex');
+  await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: 'cloud-notes.zip', mimeType: 'application/zip', buffer: zip });
+  await expect(page.getByText(/已上传：cloud-notes\.zip/)).toBeVisible({ timeout: 30_000 });
+  const [pkg] = await site.sql<{ url: string; storage: string }>(`select url, storage from attachment where user_id = $1 and topic = 'package'`, [devId]);
+  expect(pkg).toMatchObject({ storage: 'private' });
+  expect(pkg!.url.startsWith(`/private/${devId}/`)).toBe(true);
+  await page.getByRole('button', { name: '提交版本' }).click();
+  await expect(page.getByRole('cell', { name: '1.0.0', exact: true })).toBeVisible();
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: '提交审核' }).click();
+  await expect(page.getByText('审核中').first()).toBeVisible();
+  site.cli('module:review', 'cloud-notes', 'approve');
+
+  // The published page shows the cover from the store.
+  await page.goto('/modules/cloud-notes');
+  await expect(page.locator(`img[src^="${site.swift.endpoint}/${site.swift.bucket}/uploads/${devId}/module/"]`).first()).toBeAttached();
+  // The download: a redirect to a signed URL (300 s) that gives the package; the object's plain URL gives nothing.
+  const token = await page.evaluate(() => localStorage.getItem('ba-user-token') ?? '');
+  const res = await fetch(`${site.app.url}/api/modules/download?uid=cloud-notes`, { headers: { 'ba-user-token': token }, redirect: 'manual' });
+  expect(res.status).toBe(302);
+  const signed = res.headers.get('location')!;
+  expect(new URL(signed).searchParams.get('X-Amz-Expires')).toBe('300');
+  const got = await fetch(signed);
+  expect(got.status).toBe(200);
+  expect(createHash('sha1').update(new Uint8Array(await got.arrayBuffer())).digest('hex')).toBe(zipSha1);
+  expect((await fetch(`${site.swift.endpoint}/${site.swift.bucket}${pkg!.url}`)).ok).toBe(false);
+  // Visitors are sent to log in.
+  const anonymous = await fetch(`${site.app.url}/api/modules/download?uid=cloud-notes`, { redirect: 'manual' });
+  expect(((await anonymous.json()) as { code: number }).code).toBe(303);
 });
 
 test('switching back to local mode: uploads go to the app server again', async ({ browser }) => {
