@@ -7,7 +7,6 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
-import { raw } from '../helpers/server';
 import { startSwift, type SwiftStore } from '../helpers/swift';
 import { createUser } from '../../src/lib/server/account/users';
 import { adjustMoney } from '../../src/lib/server/account/ledger';
