@@ -173,11 +173,13 @@ test('s3: a module cover goes to the public prefix, its package to the private o
   await expect(page.getByText('审核中').first()).toBeVisible();
   site.cli('module:review', 'cloud-notes', 'approve');
 
-  // The published page shows the cover from the store.
-  await page.goto('/modules/cloud-notes');
-  await expect(page.locator(`img[src^="${site.swift.endpoint}/${site.swift.bucket}/uploads/${devId}/module/"]`).first()).toBeAttached();
+  // The published page shows the cover from the store (another tab: the studio may still reload).
+  const modulePage = await page.context().newPage();
+  await modulePage.goto('/modules/cloud-notes');
+  await expect(modulePage.locator(`img[src^="${site.swift.endpoint}/${site.swift.bucket}/uploads/${devId}/module/"]`).first()).toBeAttached();
+  const token = await modulePage.evaluate(() => localStorage.getItem('ba-user-token') ?? '');
+  expect(token).not.toBe('');
   // The download: a redirect to a signed URL (300 s) that gives the package; the object's plain URL gives nothing.
-  const token = await page.evaluate(() => localStorage.getItem('ba-user-token') ?? '');
   const res = await fetch(`${site.app.url}/api/modules/download?uid=cloud-notes`, { headers: { 'ba-user-token': token }, redirect: 'manual' });
   expect(res.status).toBe(302);
   const signed = res.headers.get('location')!;
