@@ -3,7 +3,9 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { cloudSettingsProblem, keyInPrefix, memberPrefix, readCloudSettings } from '../../src/lib/server/upload/cloud-settings';
-import { cloudKey } from '../../src/lib/server/upload/cloud-store';
+import { areaOfKey, cloudKey } from '../../src/lib/server/upload/cloud-store';
+import { keyOfPublicUrl, storeFor } from '../../src/lib/server/upload/cloud-api';
+import { isCloudPackage } from '../../src/lib/server/upload/cloud-packages';
 import { cosPolicy, issueLocalCredentials, localSecretKey, openLocalToken, qSign, COS_CREDENTIAL_TTL } from '../../src/lib/server/upload/cos';
 
 const cfg = (entries: Record<string, string>): Map<string, string> => new Map(Object.entries(entries));
@@ -90,5 +92,34 @@ describe('COS credentials', () => {
       const sdk = COS.getAuthorization({ SecretId: 'AKIDx', SecretKey: 'secret', Method: c.method, Pathname: `/${c.key}`, Query: c.query, Headers: c.headers, KeyTime: keyTime });
       expect(qSign({ secretId: 'AKIDx', secretKey: 'secret', method: c.method, pathname: `/${c.key}`, query: c.query, headers: c.headers, keyTime })).toBe(sdk);
     }
+  });
+});
+
+describe('private packages and public image URLs', () => {
+  const store = (settings: Record<string, string>) => storeFor(readCloudSettings(cfg({ upload_mode: 's3', upload_params: JSON.stringify({ bucket: 'media', region: 'us-east-1', ...settings }) }), { S3_ACCESS_KEY_ID: 'AK', S3_SECRET_ACCESS_KEY: 'SK' }));
+
+  it('tells the private area (module packages) from the public one by the key', () => {
+    expect(areaOfKey('private/7/package/x.zip')).toBe('private');
+    expect(areaOfKey('uploads/7/module/x.png')).toBe('uploads');
+    expect(areaOfKey('privatex/7/x.zip')).toBe('uploads');
+    expect(isCloudPackage('/private/7/package/x.zip')).toBe(true);
+    // Local packages are paths under DATA_DIR/packages.
+    expect(isCloudPackage('202611/abc.zip')).toBe(false);
+    expect(isCloudPackage('/uploads/7/x.zip')).toBe(false);
+  });
+
+  it('maps a public URL of the store back to its uploads/ key, and nothing else', () => {
+    const cdn = store({ publicUrl: 'https://cdn.example.com' });
+    const url = cdn.publicUrl('uploads/7/module/a b.png');
+    expect(url).toBe('https://cdn.example.com/uploads/7/module/a%20b.png');
+    expect(keyOfPublicUrl(cdn, url)).toBe('uploads/7/module/a b.png');
+    expect(keyOfPublicUrl(cdn, cdn.publicUrl('private/7/package/x.zip'))).toBeNull();
+    expect(keyOfPublicUrl(cdn, 'https://evil.example.com/uploads/7/module/a.png')).toBeNull();
+    expect(keyOfPublicUrl(cdn, 'https://cdn.example.com.evil.example/uploads/7/a.png')).toBeNull();
+    expect(keyOfPublicUrl(cdn, 'https://cdn.example.com/uploads/7/%E0%A4%A.png')).toBeNull();
+    // Path-style endpoint without a public URL: endpoint/bucket/key.
+    const swift = store({ endpoint: 'http://127.0.0.1:18080' });
+    expect(keyOfPublicUrl(swift, 'http://127.0.0.1:18080/media/uploads/3/x.png')).toBe('uploads/3/x.png');
+    expect(keyOfPublicUrl(swift, 'http://127.0.0.1:18080/other/uploads/3/x.png')).toBeNull();
   });
 });
