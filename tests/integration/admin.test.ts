@@ -131,6 +131,7 @@ describe('the CLI against the running site', () => {
 const SECTION_APIS: [string, string, string, unknown][] = [
   ['dashboard', 'GET', '/api/admin/dashboard', null],
   ['members', 'GET', '/api/admin/members', null],
+  ['members', 'GET', '/api/admin/member?id=1', null],
   ['groups', 'GET', '/api/admin/groups', null],
   ['settings', 'GET', '/api/admin/settings', null],
   ['notices', 'GET', '/api/admin/notices', null],
