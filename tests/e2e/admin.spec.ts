@@ -177,6 +177,20 @@ for (const width of [1366, 390]) {
       await noSidewaysScroll(page);
       await shot('member-en');
       await english.screenshot({ path: join(TMP, `admin-${width}-logins-en.png`) });
+
+      // Alice sees the same attempts on her own security page (change password), and only hers.
+      const own = await page.context().browser()!.newContext({ viewport: { width, height: phone ? 844 : 900 }, locale: 'zh-CN' });
+      const login = await own.request.post(`${srv.url}/api/user/checkIn`, { data: { tab: 'login', username: 'alice', password: 'secret123' }, headers: { origin: srv.url } });
+      expect((await login.json()).code).toBe(1);
+      const alice = await own.newPage();
+      await alice.goto(`${srv.url}/user/account/changePassword`);
+      const mine = alice.locator('section.login-history');
+      await expect(mine.getByRole('heading', { name: zhUser['user.logins.title'] })).toBeVisible();
+      await expect(mine.locator('tr[data-login]')).toHaveCount(3);
+      await expect(mine.locator('tr[data-login="wrong_password"]')).toContainText(zhUser['user.logins.result.wrong_password']);
+      await noSidewaysScroll(alice);
+      await alice.screenshot({ path: join(TMP, `admin-${width}-own-logins.png`), fullPage: true });
+      await own.close();
     });
   });
 }

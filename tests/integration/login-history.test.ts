@@ -126,6 +126,12 @@ describe('login history', () => {
     expect(history.list[0]!.ip).toBe('192.0.2.129');
     expect(history.pages).toBe(5);
     expect((await logins(ids.mod!, 5)).list.at(-1)!.ip).toBe('192.0.2.30');
+    // The console pages through it too: the last page, with a link back to the one before.
+    const last = await raw(srv.url, `/admin/members/${ids.mod}?login_page=5`, { headers: { cookie: `${cookies.boss}; ba-lang=en` } });
+    expect(last.text).toContain('192.0.2.30');
+    expect(last.text).not.toContain('192.0.2.129');
+    expect(last.text).toContain('href="?login_page=4#logins"');
+    expect(last.text).toContain('Page 5 of 5');
     // Other members' rows are untouched by this member's pruning.
     expect((await logins(ids.alice!)).total).toBeGreaterThanOrEqual(4);
   });

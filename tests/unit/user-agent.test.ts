@@ -13,6 +13,7 @@ describe('describeUserAgent', () => {
 
   it('keeps tools short and unknown headers recognisable', () => {
     expect(describeUserAgent('curl/8.5.0')).toBe('curl 8');
+    expect(describeUserAgent('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.6778.33 Safari/537.36')).toBe('Headless Chrome 131 · Linux');
     expect(describeUserAgent('node')).toBe('Node.js');
     expect(describeUserAgent('SomeBot/2.0 (+https://example.com/bot-info-page-that-is-long)')).toBe('SomeBot/2.0 (+https://example.com/bot-in');
     expect(describeUserAgent('')).toBe('');

@@ -6,6 +6,7 @@ const BROWSERS: [string, RegExp][] = [
   ['Samsung Internet', /\bSamsungBrowser\/(\d+)/],
   ['WeChat', /\bMicroMessenger\/(\d+)/],
   ['Firefox', /\b(?:Firefox|FxiOS)\/(\d+)/],
+  ['Headless Chrome', /\bHeadlessChrome\/(\d+)/],
   ['Chrome', /\b(?:Chrome|CriOS)\/(\d+)/],
   ['Safari', /\bVersion\/(\d+)[\d.]* (?:Mobile\/\S+ )?Safari\//],
   ['curl', /^curl\/(\d+)/],
