@@ -4,6 +4,8 @@ declare namespace App {
   interface Locals {
     runtime: import('./lib/server/runtime').Runtime;
     requestId: string;
+    /** The request's path as the server routed it (for logs: a slow query names its route). */
+    pathname?: string;
     /** Locale of the page: cookie `ba-lang`, else Accept-Language, else zh-cn. */
     locale: import('./lib/i18n').Locale;
     /** Locale of an API reply: header `think-lang`/`ba-lang` first, else `locale`. */

@@ -195,7 +195,8 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
         if (hit) { metrics.cacheHit(); return sendCached(req, res, hit); }
       }
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
-      const locals = { runtime, ...basics };
+      // `pathname` lets work deep in the request (a slow query's log line) name its route.
+      const locals = { runtime, ...basics, pathname };
       await appLocals.run(locals, () => handler(req, res, undefined, locals));
     } catch (err) {
       const requestId = newRequestId();

@@ -1,9 +1,12 @@
 // The operator's first hour (issue 18), in Chromium at desktop and phone widths: first start →
 // setup link → administrator → site renamed in the console → a member adjusted, a notice
-// published, a report closed, a withdrawal paid. Each width gets its own new site and server.
+// published, a report closed, a withdrawal paid; on the way the SMS test button and a member's
+// login history. Each width gets its own new site and server.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, request, test, type Page } from '@playwright/test';
+import en from '../../src/lib/i18n/en/user';
+import zhUser from '../../src/lib/i18n/zh-cn/user';
 import zh from '../../src/lib/i18n/zh-cn/admin';
 import { startServer, type TestServer } from '../helpers/server';
 import { prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
@@ -80,6 +83,31 @@ for (const width of [1366, 390]) {
       await noSidewaysScroll(page);
       await shot('settings');
 
+      // The SMS test on the mail tab: a bad number is explained beside its field; without a provider
+      // the message goes to the outbox, and the page says so.
+      await page.locator('.admin-tabs').getByRole('link', { name: zh['admin.settings.group.mail'] }).click();
+      await page.waitForURL('**/admin/settings/mail');
+      // A link swapped in by the client router leaves the phone menu folded, as a full load does.
+      if (phone) await expect(page.locator('[data-admin-nav]')).not.toHaveAttribute('open');
+      const sms = page.locator('section[aria-labelledby="sms-test"]');
+      await sms.getByLabel(zh['admin.settings.testSmsTo']).fill('12345');
+      await sms.getByRole('button', { name: zh['admin.settings.sendTestSms'] }).click();
+      await expect(sms.locator('[data-error-for="to"]')).toHaveText('请输入正确的手机号');
+      await sms.getByLabel(zh['admin.settings.testSmsTo']).fill('13800138000');
+      await sms.getByRole('button', { name: zh['admin.settings.sendTestSms'] }).click();
+      await expect(sms.getByRole('status')).toHaveText(zh['admin.settings.smsTestOutbox']);
+      await noSidewaysScroll(page);
+
+      // Alice logs in elsewhere: once with a wrong password, once from her phone.
+      const elsewhere = await request.newContext({ extraHTTPHeaders: { origin: srv.url } });
+      for (const password of ['wrong-one', 'secret123']) {
+        await elsewhere.post(`${srv.url}/api/user/checkIn`, {
+          data: { tab: 'login', username: 'alice', password },
+          headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1' },
+        });
+      }
+      await elsewhere.dispose();
+
       // A member adjusted.
       await openSection(page, zh['admin.section.members'], phone);
       await page.getByRole('searchbox').or(page.getByPlaceholder(zh['admin.member.search'])).first().fill('alice');
@@ -91,8 +119,17 @@ for (const width of [1366, 390]) {
       await page.getByRole('button', { name: zh['admin.member.apply'] }).click();
       await expect(page.locator('[data-money]')).toHaveText('¥12.50');
       await expect(page.getByRole('cell', { name: '活动奖励' })).toBeVisible();
+      // Her login history: newest first, the failure marked.
+      const logins = page.locator('section.login-history');
+      await expect(logins.getByRole('heading', { name: zhUser['user.logins.title'] })).toBeVisible();
+      await expect(logins.locator('tr[data-login]')).toHaveCount(2);
+      await expect(logins.locator('tr[data-login]').first()).toContainText(zhUser['user.logins.result.ok']);
+      await expect(logins.locator('tr[data-login="wrong_password"]')).toContainText('Safari 17 · iOS');
+      const memberUrl = page.url();
       await noSidewaysScroll(page);
       await shot('member');
+      await logins.scrollIntoViewIfNeeded();
+      await logins.screenshot({ path: join(TMP, `admin-${width}-logins-zh.png`) });
 
       // A notice published.
       await openSection(page, zh['admin.section.notices'], phone);
@@ -130,6 +167,30 @@ for (const width of [1366, 390]) {
       }
       await noSidewaysScroll(page);
       await shot('audit');
+
+      // The member view in English: the same history, in the other language.
+      await page.context().addCookies([{ name: 'ba-lang', value: 'en', url: srv.url }]);
+      await page.goto(memberUrl);
+      const english = page.locator('section.login-history');
+      await expect(english.getByRole('heading', { name: en['user.logins.title'] })).toBeVisible();
+      await expect(english.locator('tr[data-login="wrong_password"]')).toContainText(en['user.logins.result.wrong_password']);
+      await noSidewaysScroll(page);
+      await shot('member-en');
+      await english.screenshot({ path: join(TMP, `admin-${width}-logins-en.png`) });
+
+      // Alice sees the same attempts on her own security page (change password), and only hers.
+      const own = await page.context().browser()!.newContext({ viewport: { width, height: phone ? 844 : 900 }, locale: 'zh-CN' });
+      const login = await own.request.post(`${srv.url}/api/user/checkIn`, { data: { tab: 'login', username: 'alice', password: 'secret123' }, headers: { origin: srv.url } });
+      expect((await login.json()).code).toBe(1);
+      const alice = await own.newPage();
+      await alice.goto(`${srv.url}/user/account/changePassword`);
+      const mine = alice.locator('section.login-history');
+      await expect(mine.getByRole('heading', { name: zhUser['user.logins.title'] })).toBeVisible();
+      await expect(mine.locator('tr[data-login]')).toHaveCount(3);
+      await expect(mine.locator('tr[data-login="wrong_password"]')).toContainText(zhUser['user.logins.result.wrong_password']);
+      await noSidewaysScroll(alice);
+      await alice.screenshot({ path: join(TMP, `admin-${width}-own-logins.png`), fullPage: true });
+      await own.close();
     });
   });
 }

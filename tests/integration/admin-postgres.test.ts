@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres, postJson, raw, startServer, type TestServer } from '../helpers/server';
 import { PG_PREFIX, ROOT, TMP } from '../helpers/paths';
-import { PASSWORD, prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
+import { memberRecords, PASSWORD, prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 type Env = { code: number; msg: string; data: Record<string, unknown> };
@@ -69,11 +69,20 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
     expect(m.text).toContain('atrium_page_cache_hits_total');
     expect(m.text).toContain('atrium_open_connections');
     expect(m.text).toMatch(/atrium_db_query_duration_seconds_count \d+/);
-    // Slow queries are logged with the request that ran them.
-    expect(a.logs()).toMatch(/slow query \{"requestId":"[^"]+","ms":\d+,"sql":"select/);
+    // Slow queries are logged with the request and route that ran them, inside transactions too:
+    // a login's statements run in one (update member, login history, session tokens).
+    expect(a.logs()).toMatch(/slow query \{"requestId":"[^"]+","route":"[^"]+","ms":\d+,"sql":"select/);
+    const login = await postJson(a.url, '/api/user/checkIn', { tab: 'login', username: 'boss', password: PASSWORD });
+    expect(login.json<Env>().code, login.text).toBe(1);
+    const inLogin = (): string[] => a.logs().split('\n').filter((l) => l.includes('slow query') && l.includes('"route":"/api/user/checkIn"') && l.includes('"transaction":true'));
+    for (let i = 0; i < 40 && !inLogin().some((l) => l.includes('user_login_log')); i++) await new Promise((r) => setTimeout(r, 50));
+    const inTransaction = inLogin();
+    expect(inTransaction.some((l) => l.includes('"sql":"update \\"user\\" set'))).toBe(true);
+    expect(inTransaction.some((l) => l.includes('"sql":"insert into \\"token\\"'))).toBe(true);
+    expect(inTransaction.some((l) => l.includes('user_login_log'))).toBe(true);
   });
 
-  it('backs up through the driver and restores into an empty PostgreSQL database', async () => {
+  it('backs up through the driver and restores into an empty PostgreSQL database serving the same posts, books, orders and files', async () => {
     const file = join(TMP, `admin-pg-${Date.now()}.backup.gz`);
     const cliEnv = { ...(process.env as Record<string, string>), ATRIUM_ROOT: ROOT, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
     const backup = spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), 'backup', file], { env: cliEnv, encoding: 'utf8' });
@@ -101,6 +110,11 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
         expect(y.status, path).toBe(200);
         expect(y.text.match(/<h1[^>]*>[^<]*/)?.[0] ?? y.text).toBe(x.text.match(/<h1[^>]*>[^<]*/)?.[0] ?? x.text);
       }
+      // The same orders and balance log (module market and ledger) for the member who bought.
+      const [before, after] = await Promise.all([memberRecords(a.url, site.buyer), memberRecords(c.url, site.buyer)]);
+      expect(before.orders.map((o) => o.order_no)).toEqual([site.orderNo]);
+      expect(before.balance.length).toBe(2);
+      expect(after).toEqual(before);
       // The administrator came along: no setup link, and the same login works.
       expect(setupPath(c.logs())).toBeNull();
       const login = await postJson(c.url, '/api/user/checkIn', { tab: 'login', username: 'boss', password: PASSWORD });

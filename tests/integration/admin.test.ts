@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, postJson, raw, type TestServer } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
-import { PASSWORD, prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
+import { memberRecords, PASSWORD, prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> & { fields?: Record<string, string> } };
 
@@ -131,6 +131,7 @@ describe('the CLI against the running site', () => {
 const SECTION_APIS: [string, string, string, unknown][] = [
   ['dashboard', 'GET', '/api/admin/dashboard', null],
   ['members', 'GET', '/api/admin/members', null],
+  ['members', 'GET', '/api/admin/member?id=1', null],
   ['groups', 'GET', '/api/admin/groups', null],
   ['settings', 'GET', '/api/admin/settings', null],
   ['notices', 'GET', '/api/admin/notices', null],
@@ -244,7 +245,7 @@ describe('console actions and the audit log', () => {
 });
 
 describe('backups', () => {
-  it('backs up through the socket while writes run; restores into an empty directory and serves the same content', async () => {
+  it('backs up through the socket while writes run; restores into an empty directory and serves the same posts, books, orders and files', async () => {
     let writes = 0;
     let stop = false;
     const writer = (async () => {
@@ -279,6 +280,11 @@ describe('backups', () => {
         if (path === site.file) expect(b.text).toBe(readFileSync(join(dataDir, 'storage/test/hello.txt'), 'utf8'));
         else expect(b.text.match(/<h1[^>]*>[^<]*/)?.[0], path).toBe(a.text.match(/<h1[^>]*>[^<]*/)?.[0]);
       }
+      // The same orders and balance log (module market and ledger) for the member who bought.
+      const [before, after] = await Promise.all([memberRecords(srv.url, site.buyer), memberRecords(copy.url, site.buyer)]);
+      expect(before.orders.map((o) => o.order_no)).toEqual([site.orderNo]);
+      expect(before.balance.length).toBe(2);
+      expect(after).toEqual(before);
       expect(setupPath(copy.logs())).toBeNull();
       const names = (await raw(copy.url, '/api/index/index?requiredLogin=0')).json<Env>().data.site as { siteName: string };
       expect(names.siteName).toBe('Renamed Site');

@@ -8,6 +8,7 @@ import type { Runtime } from './runtime';
 import { matchRoute } from '../shared/routes';
 import { countError } from './admin/dashboard';
 import { appLocals } from './app-locals';
+import { timeQueries } from './db/query-timing';
 
 export interface Metrics {
   /** Starts timing a request; call the result when the response is finished. */
@@ -60,29 +61,18 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
   };
   const slowMs = Number(env.SLOW_REQUEST_MS ?? 1000) || 1000;
   const slowQueryMs = env.SLOW_QUERY_MS === undefined || env.SLOW_QUERY_MS === '' ? 500 : Number(env.SLOW_QUERY_MS);
-  const queries = new Histogram({ name: 'atrium_db_query_duration_seconds', help: 'Database statements outside transactions', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
-  // The driver's client (PGlite, its worker, or the pg pool) answers every statement drizzle sends
-  // outside a transaction: timing it here finds slow queries with the request that ran them.
-  const client = (runtime.db as unknown as { $client?: { query?: (...args: unknown[]) => Promise<unknown> } }).$client;
-  if (client?.query && !(client.query as { timed?: boolean }).timed) {
-    const query = client.query.bind(client);
-    const timed = async (...args: unknown[]): Promise<unknown> => {
-      const started = performance.now();
-      try {
-        return await query(...args);
-      } finally {
-        const ms = performance.now() - started;
-        queries.observe(ms / 1000);
-        if (ms >= slowQueryMs) {
-          const first = args[0] as string | { text?: string } | undefined;
-          const text = (typeof first === 'string' ? first : first?.text ?? '').replace(/\s+/g, ' ').slice(0, 300);
-          const request = appLocals.getStore() as { requestId?: string; route?: { route?: { name?: string } } } | undefined;
-          runtime.log.warn('slow query', { requestId: request?.requestId, ms: Math.round(ms), sql: text });
-        }
-      }
-    };
-    client.query = Object.assign(timed, { timed: true });
-  }
+  const queries = new Histogram({ name: 'atrium_db_query_duration_seconds', help: 'Database statements, inside transactions too', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
+  // Every statement drizzle sends is timed at the driver (lib/server/db/query-timing.ts): a slow one
+  // is logged with the request and route that ran it, and whether it ran inside a transaction.
+  timeQueries((runtime.db as unknown as { $client?: unknown }).$client, (ms, sql, inTransaction) => {
+    queries.observe(ms / 1000);
+    if (ms < slowQueryMs) return;
+    const request = appLocals.getStore() as { requestId?: string; pathname?: string } | undefined;
+    runtime.log.warn('slow query', {
+      requestId: request?.requestId, route: request?.pathname === undefined ? undefined : routeLabel(request.pathname, 200),
+      ms: Math.round(ms), sql: sql.replace(/\s+/g, ' ').slice(0, 300), ...(inTransaction ? { transaction: true } : {}),
+    });
+  });
   const token = env.METRICS_TOKEN?.trim() || null;
 
   return {

@@ -6,6 +6,7 @@ import type { Runtime } from '../runtime';
 import { accountKind } from '../../shared/validation/account';
 import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from '../auth/password';
 import { endOtherSessions, startSession, type IssuedSession } from '../auth/sessions';
+import { recordLogin, type LoginAttempt } from './login-history';
 
 export type UserRow = typeof user.$inferSelect;
 
@@ -115,30 +116,43 @@ function takenError(taken: Record<string, string>): AppError {
  * Checks an account and password. Unknown accounts and wrong passwords get the same answer after
  * the same work; ten failures lock the account name for an hour, known or not.
  */
-export async function login(rt: Runtime, input: { account: string; password: string; keep: boolean; ip: string }): Promise<{ row: UserRow; session: IssuedSession }> {
+export async function login(rt: Runtime, input: { account: string; password: string; keep: boolean; ip: string; userAgent?: string }): Promise<{ row: UserRow; session: IssuedSession }> {
   const perIp = await rt.limiter.hit(`login-ip:${input.ip}`, rt.config.loginIpLimit, 900);
   if (!perIp.allowed) throw new AppError('account.ipLimited', { values: { minutes: Math.ceil(perIp.retryAfter / 60) } });
   const row = await findByAccount(rt.db, input.account);
+  // A known member's attempts go to their login history (unknown names have no one to show them to).
+  const attempt = (result: LoginAttempt['result']): LoginAttempt => ({ userId: row!.id, method: 'password', result, ip: input.ip, userAgent: input.userAgent ?? '' });
   // The lock belongs to the account, whichever of its name, e-mail or mobile is typed (the typed
   // text for unknown names). The try is counted before the password is checked, in one atomic
   // increment, so parallel guesses cannot all slip under the limit.
   const failKey = row ? `login-fail:user:${row.id}` : `login-fail:name:${input.account.toLowerCase()}`;
-  const attempt = await rt.limiter.hit(failKey, LOGIN_RETRY, LOCK_SECONDS);
-  if (!attempt.allowed) {
+  const tries = await rt.limiter.hit(failKey, LOGIN_RETRY, LOCK_SECONDS);
+  if (!tries.allowed) {
+    if (row) await recordLogin(rt.db, attempt('locked'));
     throw new AppError('account.locked', { values: { minutes: Math.ceil(LOCK_SECONDS / 60) } });
   }
   const ok = await verifyPassword(input.password, row?.password ?? DUMMY_HASH);
   if (!row || !ok) {
-    if (row) await rt.db.update(user).set({ loginFailure: sql`${user.loginFailure} + 1`, lastLoginTime: now(), lastLoginIp: input.ip }).where(eq(user.id, row.id));
+    if (row) {
+      await Promise.all([
+        rt.db.update(user).set({ loginFailure: sql`${user.loginFailure} + 1`, lastLoginTime: now(), lastLoginIp: input.ip }).where(eq(user.id, row.id)),
+        recordLogin(rt.db, attempt('wrong_password')),
+      ]);
+    }
     throw new AppError('account.wrongCredentials');
   }
-  if (row.status !== 'enable') throw new AppError('account.disabled');
+  if (row.status !== 'enable') {
+    await recordLogin(rt.db, attempt('disabled'));
+    throw new AppError('account.disabled');
+  }
   await rt.limiter.reset(failKey);
   const update: Partial<typeof user.$inferInsert> = { loginFailure: 0, lastLoginTime: now(), lastLoginIp: input.ip };
   if (needsRehash(row.password)) update.password = await hashPassword(input.password);
-  // One transaction, one commit: on PGlite every commit is a disk sync, the largest cost of a login after the KDF.
+  // One transaction, one commit: on PGlite every commit is a disk sync, the largest cost of a login
+  // after the KDF. The history row rides in it: one more statement, no more commits.
   return rt.db.transaction(async (tx) => {
     const [fresh] = await tx.update(user).set(update).where(eq(user.id, row.id)).returning();
+    await recordLogin(tx as unknown as Db, attempt('ok'));
     return { row: fresh ?? row, session: await startSession(tx as unknown as Db, rt.tokenSecret, row.id, input.keep) };
   });
 }

@@ -8,6 +8,7 @@ import { AppError } from '../http';
 import { adjustMoney, adjustScore } from '../account/ledger';
 import { findById, formatMoney, type UserRow } from '../account/users';
 import { endOtherSessions } from '../auth/sessions';
+import { loginHistory, type LoginHistoryItem } from '../account/login-history';
 
 export const MEMBERS_PER_PAGE = 20;
 
@@ -41,19 +42,21 @@ export interface MemberDetail {
   money: { money: string; before: string; after: string; memo: string; createTime: number }[];
   score: { score: number; before: number; after: number; memo: string; createTime: number }[];
   sessions: { family: string; createTime: number; expireTime: number }[];
+  logins: { list: LoginHistoryItem[]; total: number; page: number; pages: number };
 }
 
-export async function memberDetail(db: Db, id: number): Promise<MemberDetail | null> {
+export async function memberDetail(db: Db, id: number, loginPage = 1): Promise<MemberDetail | null> {
   const [row] = await db.select({ u: user, groupName: userGroup.name }).from(user).leftJoin(userGroup, eq(userGroup.id, user.groupId)).where(eq(user.id, id));
   if (!row) return null;
   const u = row.u;
   const now = Math.floor(Date.now() / 1000);
-  const [money, score, sessions] = await Promise.all([
+  const [money, score, sessions, logins] = await Promise.all([
     db.select().from(userMoneyLog).where(eq(userMoneyLog.userId, id)).orderBy(desc(userMoneyLog.id)).limit(20),
     db.select().from(userScoreLog).where(eq(userScoreLog.userId, id)).orderBy(desc(userScoreLog.id)).limit(20),
     db.select({ family: token.family, createTime: sql<number>`min(${token.createTime})::bigint`, expireTime: sql<number>`max(${token.expireTime})::bigint` })
       .from(token).where(and(eq(token.userId, id), sql`${token.type} in ('user', 'user-refresh')`, sql`${token.expireTime} > ${now}`))
       .groupBy(token.family).orderBy(desc(sql`min(${token.createTime})`)).limit(20),
+    loginHistory(db, id, loginPage),
   ]);
   return {
     member: {
@@ -64,6 +67,7 @@ export async function memberDetail(db: Db, id: number): Promise<MemberDetail | n
     money: money.map((m) => ({ money: formatMoney(m.money), before: formatMoney(m.before), after: formatMoney(m.after), memo: m.memo, createTime: m.createTime })),
     score: score.map((s) => ({ score: s.score, before: s.before, after: s.after, memo: s.memo, createTime: s.createTime })),
     sessions: sessions.map((s) => ({ family: s.family, createTime: Number(s.createTime), expireTime: Number(s.expireTime) })),
+    logins,
   };
 }
 

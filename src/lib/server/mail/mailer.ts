@@ -10,8 +10,10 @@ export interface Message {
 
 /** Where e-mail and text messages go: real SMTP / an SMS provider, or the outbox folder in development. */
 export interface Mailer {
-  /** True when messages only land in the outbox (the UI tells administrators). */
+  /** True when e-mail only lands in the outbox (the UI tells administrators). */
   readonly outbox: boolean;
+  /** True when text messages only land in the outbox (no SMS_HTTP_URL). */
+  readonly smsOutbox: boolean;
   /** The folder messages are written to when there is no provider (`DATA_DIR/outbox`). */
   readonly outboxDir: string;
   sendMail(message: Message): Promise<void>;
@@ -70,6 +72,7 @@ export async function createMailer(settings: MailSettings, log: Logger): Promise
   }
   return {
     outbox: !transport,
+    smsOutbox: !settings.smsUrl,
     outboxDir: settings.outboxDir,
     async sendMail(message) {
       if (!transport) return toOutbox('mail', message.to, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n`);

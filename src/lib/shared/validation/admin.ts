@@ -24,6 +24,9 @@ export const MemberSearchInput = PageInput.extend({ q: text(100).optional(), gro
 
 export const MemberIdInput = z.object({ id: ID }).strict();
 
+/** One member in the console; `login_page` pages their login history. */
+export const MemberDetailInput = z.object({ id: ID, login_page: z.coerce.number().int().min(1).max(100_000).default(1) }).strict();
+
 export const MemberGroupInput = z.object({ id: ID, group_id: ID }).strict();
 
 export const MemberStatusInput = z.object({ id: ID, status: z.enum(['enable', 'disable']) }).strict();

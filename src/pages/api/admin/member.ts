@@ -1,13 +1,13 @@
 import { api, ok, readInput, AppError } from '../../../lib/server/http';
 import { requireSection } from '../../../lib/server/admin/guard';
 import { memberDetail } from '../../../lib/server/admin/members';
-import { MemberIdInput } from '../../../lib/shared/validation/admin';
+import { MemberDetailInput } from '../../../lib/shared/validation/admin';
 
-/** One member: profile, group, balance and points logs, open sessions. */
+/** One member: profile, group, balance and points logs, open sessions, a page of login history. */
 export const GET = api(async (ctx) => {
   await requireSection(ctx, 'members');
-  const { id } = await readInput(ctx, MemberIdInput);
-  const detail = await memberDetail(ctx.locals.runtime.db, id);
+  const { id, login_page } = await readInput(ctx, MemberDetailInput);
+  const detail = await memberDetail(ctx.locals.runtime.db, id, login_page);
   if (!detail) throw new AppError('admin.member.notFound', { status: 404 });
   return ok(detail);
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { api, ok, readInput } from '../../../lib/server/http';
+import { api, ok, rateLimitReply, readInput } from '../../../lib/server/http';
 import { requireSection } from '../../../lib/server/admin/guard';
 import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
@@ -10,6 +10,8 @@ const Input = z.object({ to: email }).strict();
 /** Sends a test e-mail with the configured mailer (SMTP, or the outbox folder). */
 export const POST = api(async (ctx) => {
   const { actor } = await requireSection(ctx, 'settings');
+  const limited = await rateLimitReply(ctx, `admin-test-mail:${actor.id}`, 5, 600);
+  if (limited) return limited;
   const { to } = await readInput(ctx, Input);
   const { runtime, apiLocale } = ctx.locals;
   await runtime.mailer.sendMail({ to, subject: translateAny(apiLocale, 'admin.settings.testSubject'), text: translateAny(apiLocale, 'admin.settings.testBody') });

@@ -1,6 +1,7 @@
 import { api, ok, readInput, requestIp } from '../../../lib/server/http';
 import { completeInstall } from '../../../lib/server/admin/setup';
 import { startSession } from '../../../lib/server/auth/sessions';
+import { recordLogin } from '../../../lib/server/account/login-history';
 import { setSessionCookies } from '../../../lib/server/auth/guard';
 import { InstallInput } from '../../../lib/shared/validation/admin';
 import { translateAny } from '../../../lib/i18n';
@@ -9,8 +10,12 @@ import { translateAny } from '../../../lib/i18n';
 export const POST = api(async (ctx) => {
   const { runtime, apiLocale } = ctx.locals;
   const input = await readInput(ctx, InstallInput);
-  const row = await completeInstall(runtime, input, requestIp(ctx));
-  const session = await startSession(runtime.db, runtime.tokenSecret, row.id, true);
+  const ip = requestIp(ctx);
+  const row = await completeInstall(runtime, input, ip);
+  const [session] = await Promise.all([
+    startSession(runtime.db, runtime.tokenSecret, row.id, true),
+    recordLogin(runtime.db, { userId: row.id, method: 'install', result: 'ok', ip, userAgent: ctx.request.headers.get('user-agent') ?? '' }),
+  ]);
   setSessionCookies(ctx.cookies, session.token, session.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
   return ok({ routePath: '/admin' }, translateAny(apiLocale, 'admin.install.done'));
 });

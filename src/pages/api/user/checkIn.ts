@@ -4,6 +4,7 @@ import { createUser, login } from '../../../lib/server/account/users';
 import { verifyCode } from '../../../lib/server/account/codes';
 import { sessionReply } from '../../../lib/server/account/session-reply';
 import { startSession } from '../../../lib/server/auth/sessions';
+import { recordLogin } from '../../../lib/server/account/login-history';
 import { consumeClickCaptcha } from '../../../lib/server/captcha/click-captcha';
 import { LoginInput, RegisterInput } from '../../../lib/shared/validation/account';
 import { translateAny } from '../../../lib/i18n';
@@ -31,6 +32,7 @@ export const POST = api(async (ctx) => {
   const tab = (raw as { tab?: unknown } | null)?.tab;
   const rt = ctx.locals.runtime;
   const ip = requestIp(ctx);
+  const userAgent = ctx.request.headers.get('user-agent') ?? '';
   const locale = ctx.locals.apiLocale;
 
   if (tab === 'login') {
@@ -40,7 +42,7 @@ export const POST = api(async (ctx) => {
       if (result !== 'ok') throw new AppError('account.captchaFailed', { fieldKeys: { captcha: 'account.captchaFailed' } });
     }
     const keep = input.keep === true || input.keep === 1 || input.keep === '1';
-    const { row, session } = await login(rt, { account: input.username, password: input.password, keep, ip });
+    const { row, session } = await login(rt, { account: input.username, password: input.password, keep, ip, userAgent });
     return sessionReply(ctx, row, session, translateAny(locale, 'account.loginSucceeded'));
   }
   if (tab === 'register') {
@@ -55,7 +57,10 @@ export const POST = api(async (ctx) => {
       ...(channel === 'email' ? { email: address } : { mobile: address }),
     });
     const keep = input.keep === true || input.keep === 1 || input.keep === '1';
-    const session = await startSession(rt.db, rt.tokenSecret, row.id, keep);
+    const [session] = await Promise.all([
+      startSession(rt.db, rt.tokenSecret, row.id, keep),
+      recordLogin(rt.db, { userId: row.id, method: 'register', result: 'ok', ip, userAgent }),
+    ]);
     return sessionReply(ctx, row, session, translateAny(locale, 'account.registerSucceeded'));
   }
   throw new AppError('account.unknownOperation');

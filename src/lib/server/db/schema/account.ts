@@ -65,6 +65,25 @@ export const userScoreLog = pgTable('user_score_log', {
 }, (t) => [index('user_score_log_user_idx').on(t.userId, t.id)]);
 
 /**
+ * Every login attempt on a member's account: when, from which address (as TRUST_PROXY resolves it)
+ * and browser, how (password, register, install) and the outcome (`ok` or the refusal). Kept
+ * bounded per member: each insert prunes that member's rows past LOGIN_HISTORY_KEEP or older than
+ * LOGIN_HISTORY_DAYS in the same statement.
+ */
+export const userLoginLog = pgTable('user_login_log', {
+  id: serial('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  method: varchar('method', { length: 20 }).notNull().default('password'),
+  result: varchar('result', { length: 20 }).notNull(),
+  ip: varchar('ip', { length: 50 }).notNull().default(''),
+  userAgent: varchar('user_agent', { length: 255 }).notNull().default(''),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+}, (t) => [
+  index('user_login_log_user_idx').on(t.userId, t.id),
+  check('user_login_log_result_chk', sql`${t.result} in ('ok','wrong_password','locked','disabled')`),
+]);
+
+/**
  * Access and refresh tokens, stored only as HMAC hashes. A login starts a `family`; refreshing
  * marks the old refresh token used and issues a new one in the same family, so presenting a used
  * one again (a stolen copy) revokes the whole family.
