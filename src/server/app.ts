@@ -137,7 +137,42 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
   let shuttingDown = false;
   const metrics = createMetrics(runtime, () => inFlight);
 
+  /**
+   * A visitor's cached page, answered synchronously in the request event, before anything else is
+   * set up for the request (no promise, no listeners): the same answer the full path below gives
+   * (same key, headers, x-request-id, the same paths excluded), at a fraction of the cost. False
+   * sends the request the full way.
+   */
+  const answerCached = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const started = performance.now();
+    const { headers } = req;
+    const cookie = headers.cookie;
+    if (cookie && (readCookie(cookie, SESSION_COOKIE) || readCookie(cookie, REFRESH_COOKIE))) return false;
+    const basics = requestBasics({ cookie, acceptLanguage: headers['accept-language'], host: headers.host }, config.siteDomain);
+    const url = normalizeApiPath(toAppPath(basics.host.area, req.url ?? '/'));
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    // What the full path answers before its cache lookup: API, metrics, health, uploads, static files.
+    if (pathname.startsWith('/api/') || pathname.startsWith('/storage/') || pathname === '/metrics' || pathname === '/healthz' || statics.has(pathname)) return false;
+    const hit = runtime.pageCache.get(PageCache.key(headers.host ?? '', url, basics.locale, basics.theme));
+    if (!hit) return false;
+    req.url = url;
+    res.setHeader('x-request-id', basics.requestId);
+    sendCached(req, res, hit);
+    metrics.cachedPage(hit, pathname, method, res.statusCode, (performance.now() - started) / 1000);
+    return true;
+  };
+
   const server = createServer(async (req, res) => {
+    try {
+      if (answerCached(req, res)) return;
+    } catch (err) {
+      // The full path below answers (or, past the headers, ends the response).
+      log.error('cached answer failed', { url: req.url, err: err instanceof Error ? err.stack : String(err) });
+      if (res.headersSent) { res.destroy(); return; }
+    }
     inFlight++;
     res.once('close', () => { inFlight--; });
     try {
