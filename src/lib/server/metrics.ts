@@ -64,7 +64,8 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
     return publish(channel, message);
   };
   const slowMs = Number(env.SLOW_REQUEST_MS ?? 1000) || 1000;
-  const routeOfPage = new WeakMap<object, string>();
+  /** Label objects of a cached page, made once (its route never changes). */
+  const labelsOfPage = new WeakMap<object, { route: string; get: Record<string, string>; head: Record<string, string>; ok: Record<'GET' | 'HEAD', Record<string, string>> }>();
   const slowQueryMs = env.SLOW_QUERY_MS === undefined || env.SLOW_QUERY_MS === '' ? 500 : Number(env.SLOW_QUERY_MS);
   const queries = new Histogram({ name: 'atrium_db_query_duration_seconds', help: 'Database statements outside transactions', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
   // The driver's client (PGlite, its worker, or the pg pool) answers every statement drizzle sends
@@ -109,13 +110,15 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
     },
     cachedPage(page, pathname, method, status, seconds) {
       // The route label of a cached page never changes: matched once per page, not per request.
-      let route = routeOfPage.get(page);
-      if (route === undefined) {
-        route = routeLabel(pathname, 200);
-        routeOfPage.set(page, route);
+      let labels = labelsOfPage.get(page);
+      if (labels === undefined) {
+        const route = routeLabel(pathname, 200);
+        labels = { route, get: { route, method: 'GET' }, head: { route, method: 'HEAD' }, ok: { GET: { route, method: 'GET', status: '200' }, HEAD: { route, method: 'HEAD', status: '200' } } };
+        labelsOfPage.set(page, labels);
       }
-      requests.inc({ route, method, status: status === 200 ? '200' : String(status) });
-      latency.observe({ route, method }, seconds);
+      const { route } = labels;
+      requests.inc(status === 200 && (method === 'GET' || method === 'HEAD') ? labels.ok[method] : { route, method, status: String(status) });
+      latency.observe(method === 'HEAD' ? labels.head : labels.get, seconds);
       cacheHits.inc();
       if (seconds * 1000 >= slowMs) runtime.log.warn('slow request', { route, method, status, ms: Math.round(seconds * 1000) });
     },
