@@ -164,11 +164,13 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
     const { headers } = req;
     const cookie = headers.cookie;
     if (cookie && (readCookie(cookie, SESSION_COOKIE) || readCookie(cookie, REFRESH_COOKIE))) return false;
-    const url = normalizeApiPath(toAppPath(areaOfHostCached(headers.host, config.siteDomain).area, req.url ?? '/'));
+    const rawUrl = req.url ?? '/';
+    if (rawUrl.startsWith('/healthz')) return false;
+    const url = normalizeApiPath(toAppPath(areaOfHostCached(headers.host, config.siteDomain).area, rawUrl));
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     // What the full path answers before its cache lookup: API, metrics, health, uploads, static files.
-    if (pathname.startsWith('/api/') || pathname.startsWith('/storage/') || pathname === '/metrics' || pathname === '/healthz' || statics.has(pathname)) return false;
+    if (pathname.startsWith('/api/') || pathname.startsWith('/storage/') || pathname === '/metrics' || statics.has(pathname)) return false;
     const hit = runtime.pageCache.get(PageCache.key(headers.host ?? '', url, negotiateLocale(cookie, headers['accept-language']), negotiateTheme(cookie)));
     if (!hit) return false;
     req.url = url;
