@@ -1,5 +1,5 @@
 // Atrium's performance budgets, measured on this machine:
-//   1. serve    a cached anonymous page serves ≥ 40 % of nginx's req/s for the same bytes
+//   1. serve    a cached anonymous page serves ≥ 80 % of a bare node:http server's req/s for the same bytes (nginx beside)
 //   2. bytes    the home page ships no framework JavaScript to an anonymous visitor
 //   3. restart  a restart on an existing PGlite database listens within 3 s
 //   4. members  login p95 < 250 ms at 10 concurrent; authenticated index ≥ 60 % of anonymous req/s

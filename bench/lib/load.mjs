@@ -58,7 +58,10 @@ async function runAutocannon(url, { connections, seconds, headers }) {
   };
 }
 
-/** Runs one load test: `connections` keep-alive connections hammering `url` for `seconds`. */
+/**
+ * Runs one load test: `connections` keep-alive connections hammering `url` for `seconds`, with
+ * `opts.tool` ('wrk' | 'autocannon') or the default tool. autocannon runs in this process: one thread.
+ */
 export function load(url, opts) {
-  return loadTool() === 'wrk' ? runWrk(url, opts) : runAutocannon(url, opts);
+  return (opts.tool ?? loadTool()) === 'wrk' ? runWrk(url, opts) : runAutocannon(url, opts);
 }

@@ -8,6 +8,7 @@ import type { Runtime } from '../lib/server/runtime';
 import { hubFor, type Delivery } from '../lib/server/messages/live';
 import { pollingInterval } from '../lib/server/messages/settings';
 import { resolveUploadUser } from './upload';
+import { forwardedClientIp } from '../lib/server/proxy';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 import { STREAM_HEARTBEAT } from '../lib/shared/messages';
@@ -39,10 +40,13 @@ export function openStreamCount(): number {
   return open.size;
 }
 
-/** The caller's address, as the API rate limit keys it (the first X-Forwarded-For entry behind a trusted proxy). */
+/**
+ * The caller's address, as the API rate limit keys it everywhere else (middleware.ts): behind a
+ * trusted proxy the entry that proxy added (the right-most), never one the client wrote itself.
+ */
 function clientAddress(req: IncomingMessage, runtime: Runtime): string {
-  const forwarded = runtime.config.trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
-  return forwarded || req.socket.remoteAddress || '';
+  const forwarded = req.headers['x-forwarded-for'];
+  return forwardedClientIp(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, req.socket.remoteAddress ?? '', runtime.config.proxy ?? runtime.config.trustProxy);
 }
 
 function frame(d: Delivery): string {

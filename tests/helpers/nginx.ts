@@ -21,23 +21,50 @@ export interface Nginx {
   stop(): Promise<void>;
 }
 
-/** The deploy configuration with its ports, upstream and certificate pointed at this test. */
-export function deployConfig(upstreamPort: number, httpsPort: number, httpPort: number, cert: string, key: string): string {
+export interface ConfigPlaces {
+  /** The instances of `upstream atrium`, in order. */
+  upstreams: number[];
+  httpsPort: number;
+  httpPort: number;
+  cert: string;
+  key: string;
+  /** The built client files (the `root` of /_astro/). */
+  clientDir: string;
+  /**
+   * Test only: a request with `x-test-instance: <n>` (1-based) goes to that instance, through the
+   * same locations (a `map` picks the upstream); without the header nginx balances as configured.
+   */
+  pin?: boolean;
+}
+
+/** The deploy configuration with its ports, upstreams, certificate and paths pointed at this test. */
+export function deployConfig(p: ConfigPlaces): string {
   const conf = readFileSync(DEPLOY_CONF, 'utf8');
-  const out = conf
-    .replace('listen 443 ssl;', `listen 127.0.0.1:${httpsPort} ssl;`)
-    .replace('listen 80;', `listen 127.0.0.1:${httpPort};`)
-    .replace(/ssl_certificate\s+\S+;/, `ssl_certificate ${cert};`)
-    .replace(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${key};`)
-    .replace('proxy_pass http://127.0.0.1:4321;', `proxy_pass http://127.0.0.1:${upstreamPort};`);
-  for (const needle of [`${httpsPort} ssl`, `:${httpPort};`, cert, key, `:${upstreamPort};`]) {
+  const upstream = /upstream atrium \{\n((?:\s*server [^\n]+\n)+)(\s*keepalive \d+;\n)\}/;
+  const m = upstream.exec(conf);
+  if (!m) throw new Error('deploy/nginx/atrium.conf changed shape: no `upstream atrium { server …; keepalive N; }` block');
+  const options = /server \S+( [^;\n]*)?;/.exec(m[1]!)?.[1] ?? '';
+  const servers = (ports: number[]): string => ports.map((port) => `  server 127.0.0.1:${port}${options};\n`).join('');
+  let out = conf.replace(upstream, `upstream atrium {\n${servers(p.upstreams)}${m[2]}}`);
+  if (p.pin) {
+    const each = p.upstreams.map((port, i) => `upstream atrium_${i + 1} {\n${servers([port])}${m[2]}}\n`).join('');
+    const map = `map $http_x_test_instance $atrium_pick {\n  default atrium;\n${p.upstreams.map((_, i) => `  ${i + 1} atrium_${i + 1};\n`).join('')}}\n`;
+    out = `${each}${map}${out.replaceAll('proxy_pass http://atrium;', 'proxy_pass http://$atrium_pick;')}`;
+  }
+  out = out
+    .replace('listen 443 ssl;', `listen 127.0.0.1:${p.httpsPort} ssl;`)
+    .replace('listen 80;', `listen 127.0.0.1:${p.httpPort};`)
+    .replace(/ssl_certificate\s+\S+;/, `ssl_certificate ${p.cert};`)
+    .replace(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${p.key};`)
+    .replace('root /srv/atrium/dist/client;', `root ${p.clientDir};`);
+  for (const needle of [`${p.httpsPort} ssl`, `:${p.httpPort};`, p.cert, p.key, `root ${p.clientDir};`, ...p.upstreams.map((port) => `:${port}`)]) {
     if (!out.includes(needle)) throw new Error(`deploy/nginx/atrium.conf changed shape: could not place ${needle}`);
   }
   return out;
 }
 
-/** Starts nginx with deploy/nginx/atrium.conf in front of 127.0.0.1:upstreamPort. */
-export async function startNginx(upstreamPort: number): Promise<Nginx> {
+/** Starts nginx with deploy/nginx/atrium.conf in front of the given instance ports. */
+export async function startNginx(upstreams: number | number[], opts: { pin?: boolean } = {}): Promise<Nginx> {
   mkdirSync(TMP, { recursive: true });
   const dir = mkdtempSync(join(TMP, 'nginx-'));
   // When tests run as root nginx's workers become `nobody`: they must be able to write temp bodies.
@@ -54,6 +81,8 @@ export async function startNginx(upstreamPort: number): Promise<Nginx> {
     return `  ${k}_temp_path ${p};`;
   });
   const conf = join(dir, 'nginx.conf');
+  const site = deployConfig({ upstreams: ([] as number[]).concat(upstreams), httpsPort, httpPort, cert, key, clientDir: join(ROOT, 'dist/client'), pin: opts.pin });
+  // The http block of Debian's /etc/nginx/nginx.conf, which includes conf.d/ (mime types, sendfile).
   writeFileSync(conf, `daemon off;
 master_process on;
 worker_processes 1;
@@ -61,9 +90,12 @@ pid ${join(dir, 'nginx.pid')};
 error_log ${join(dir, 'error.log')} warn;
 events { worker_connections 256; }
 http {
+  ${existsSync('/etc/nginx/mime.types') ? 'include /etc/nginx/mime.types;' : ''}
+  default_type application/octet-stream;
+  sendfile on;
   access_log off;
 ${temps.join('\n')}
-${deployConfig(upstreamPort, httpsPort, httpPort, cert, key)}
+${site}
 }
 `);
   const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', conf, '-e', join(dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -1,5 +1,6 @@
 // A minimal server-sent-events client for tests: collects parsed events from one connection.
-import { request, type ClientRequest } from 'node:http';
+import { request, type ClientRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 
 export interface SseEvent { id: string; event: string; data: Record<string, unknown> }
 
@@ -17,7 +18,11 @@ export function openSse(base: string, path: string, headers: Record<string, stri
     const events: SseEvent[] = [];
     const waiters = new Set<() => void>();
     let req: ClientRequest | null = null;
-    req = request(`${base}${path}`, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+    // https (a proxy with a self-signed certificate in tests): the Host header names the certificate.
+    const url = new URL(`${base}${path}`);
+    const options: RequestOptions & { servername?: string; rejectUnauthorized?: boolean } = { headers: { accept: 'text/event-stream', ...headers } };
+    if (url.protocol === 'https:') Object.assign(options, { servername: headers.host ?? url.hostname, rejectUnauthorized: false, agent: false });
+    req = (url.protocol === 'https:' ? httpsRequest : request)(url, options, (res) => {
       let buffer = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

@@ -49,4 +49,39 @@ describe('cache invalidation by the code that changes data', () => {
     await expect.poll(() => b.pageCache.get('home'), { timeout: 3000 }).toBeUndefined();
     await expect.poll(() => b.site.get('site_name'), { timeout: 3000 }).toBe('Shared');
   });
+
+  it.skipIf(!process.env.TEST_REDIS_URL)('a new instance hears the others from its first subscription (its subscriber is ready first)', async () => {
+    // ioredis used to send SUBSCRIBE during its handshake; its ready check then failed in
+    // subscriber mode ("Connection in subscriber mode") and that instance missed every event.
+    const { Redis } = await import('ioredis');
+    const { createRedisBus } = await import('../../src/lib/server/bus');
+    const prefix = `bus${Date.now().toString(36)}:`;
+    const clients: InstanceType<typeof Redis>[] = [];
+    const buses: Awaited<ReturnType<typeof createRedisBus>>[] = [];
+    try {
+      const heard: string[][] = [];
+      for (let i = 0; i < 6; i++) {
+        const redis = new Redis(process.env.TEST_REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 2 });
+        clients.push(redis);
+        await redis.connect();
+        const bus = await createRedisBus(redis, prefix);
+        buses.push(bus);
+        const got: string[] = [];
+        heard.push(got);
+        bus.subscribe('ping', (m) => got.push(String((m as { n: number }).n)));
+        // The services of a starting instance subscribe over its first milliseconds, some while
+        // the subscriber connection is still in its handshake.
+        for (let k = 0; k < 20; k++) {
+          bus.subscribe(`other-${k}`, () => undefined);
+          await new Promise((r) => setImmediate(r));
+        }
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      await buses[0]!.publish('ping', { n: 1 });
+      await expect.poll(() => heard.map((h) => h.join()), { timeout: 3000 }).toEqual(Array(6).fill('1'));
+    } finally {
+      for (const b of buses) await b.close();
+      for (const c of clients) c.disconnect();
+    }
+  });
 });

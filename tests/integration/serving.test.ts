@@ -22,6 +22,31 @@ describe('page cache', () => {
     expect(again.body.length).toBe(0);
   });
 
+  it('answers a hit with the headers of the page, a request id, HEAD without body, and counts it in /metrics', async () => {
+    await raw(server.url, '/ask');
+    const hit = await raw(server.url, '/ask');
+    expect(hit.headers['x-atrium-cache']).toBe('hit');
+    expect(hit.headers['content-type']).toBe('text/html');
+    expect(hit.headers['x-content-type-options']).toBe('nosniff');
+    expect(hit.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(hit.headers.vary).toMatch(/Accept-Encoding/);
+    expect(hit.headers['x-request-id']).toMatch(/\S/);
+    const next = await raw(server.url, '/ask');
+    expect(next.headers['x-request-id']).not.toBe(hit.headers['x-request-id']);
+    const head = await raw(server.url, '/ask', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(String(hit.body.length));
+    // A query string is part of the key; a hit on it is still the page.
+    await raw(server.url, '/ask?page=1');
+    expect((await raw(server.url, '/ask?page=1')).headers['x-atrium-cache']).toBe('hit');
+    const metrics = (await raw(server.url, '/metrics')).text;
+    const hits = Number(/^atrium_page_cache_hits_total (\d+)/m.exec(metrics)?.[1]);
+    expect(hits).toBeGreaterThanOrEqual(4);
+    expect(metrics).toMatch(/^atrium_http_requests_total\{route="[^"]+",method="HEAD",status="200"\} [1-9]/m);
+    expect(metrics).toMatch(/^atrium_http_request_duration_seconds_count\{route="[^"]+",method="GET"\} [1-9]/m);
+  });
+
   it('keys pages by locale and theme', async () => {
     await raw(server.url, '/modules', { headers: { cookie: 'ba-lang=en' } });
     const en = await raw(server.url, '/modules', { headers: { cookie: 'ba-lang=en' } });

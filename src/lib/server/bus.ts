@@ -34,6 +34,11 @@ export function createMemoryBus(): Bus {
 export async function createRedisBus(pub: Redis, prefix = 'atrium:'): Promise<Bus> {
   const PREFIX = `${prefix}bus:`;
   const sub = pub.duplicate();
+  // Connected (ready) before the first SUBSCRIBE: ioredis sends SUBSCRIBE while it still waits for
+  // its handshake, then its ready check (INFO) fails in subscriber mode and the connection never
+  // becomes ready, so this instance would silently miss every other instance's events.
+  if (sub.status === 'wait') await sub.connect();
+  else if (sub.status !== 'ready') await new Promise<void>((resolve, reject) => { sub.once('ready', resolve); sub.once('error', reject); });
   const instanceId = randomUUID();
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
@@ -52,7 +57,9 @@ export async function createRedisBus(pub: Redis, prefix = 'atrium:'): Promise<Bu
     subscribe(channel, handler) {
       if (!subscribed.has(channel)) {
         subscribed.add(channel);
-        void sub.subscribe(PREFIX + channel);
+        // While reconnecting, the same race: ioredis resubscribes every channel once ready.
+        if (sub.status === 'ready') void sub.subscribe(PREFIX + channel);
+        else sub.once('ready', () => void sub.subscribe(PREFIX + channel));
       }
       emitter.on(channel, handler);
       return () => emitter.off(channel, handler);

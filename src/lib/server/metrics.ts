@@ -14,6 +14,11 @@ export interface Metrics {
   /** Starts timing a request; call the result when the response is finished. */
   observe(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string): void;
   cacheHit(): void;
+  /**
+   * A page answered from the cache by the fast path (synchronously, so `seconds` is the whole of
+   * its handling): counted as a request, timed, and counted as a cache hit.
+   */
+  cachedPage(page: object, pathname: string, method: string, status: number, seconds: number): void;
   /** Answers /metrics (true) or nothing (false, not that path). */
   serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>;
 }
@@ -60,6 +65,8 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
     return publish(channel, message);
   };
   const slowMs = Number(env.SLOW_REQUEST_MS ?? 1000) || 1000;
+  /** Label objects of a cached page, made once (its route never changes). */
+  const labelsOfPage = new WeakMap<object, { route: string; get: Record<string, string>; head: Record<string, string>; ok: Record<'GET' | 'HEAD', Record<string, string>> }>();
   const slowQueryMs = env.SLOW_QUERY_MS === undefined || env.SLOW_QUERY_MS === '' ? 500 : Number(env.SLOW_QUERY_MS);
   const queries = new Histogram({ name: 'atrium_db_query_duration_seconds', help: 'Database statements, inside transactions too', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
   // Every statement drizzle sends is timed at the driver (lib/server/db/query-timing.ts): a slow one
@@ -90,6 +97,20 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
     },
     cacheHit() {
       cacheHits.inc();
+    },
+    cachedPage(page, pathname, method, status, seconds) {
+      // The route label of a cached page never changes: matched once per page, not per request.
+      let labels = labelsOfPage.get(page);
+      if (labels === undefined) {
+        const route = routeLabel(pathname, 200);
+        labels = { route, get: { route, method: 'GET' }, head: { route, method: 'HEAD' }, ok: { GET: { route, method: 'GET', status: '200' }, HEAD: { route, method: 'HEAD', status: '200' } } };
+        labelsOfPage.set(page, labels);
+      }
+      const { route } = labels;
+      requests.inc(status === 200 && (method === 'GET' || method === 'HEAD') ? labels.ok[method] : { route, method, status: String(status) });
+      latency.observe(method === 'HEAD' ? labels.head : labels.get, seconds);
+      cacheHits.inc();
+      if (seconds * 1000 >= slowMs) runtime.log.warn('slow request', { route, method, status, ms: Math.round(seconds * 1000) });
     },
     async serve(req, res, pathname) {
       if (pathname !== '/metrics') return false;

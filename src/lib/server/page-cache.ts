@@ -24,6 +24,8 @@ export class PageCache {
   #bytes = 0;
   /** Bumped by every invalidation: a render that began before one must not store its result. */
   #generation = 0;
+  /** The last key of #entries (most recently used): a hit on it needs no reordering. */
+  #newest: string | null = null;
   readonly #listeners = new Set<(tags: readonly string[]) => void>();
   readonly #unsubscribe: () => void;
 
@@ -47,10 +49,11 @@ export class PageCache {
 
   get(key: string): CachedPage | undefined {
     const entry = this.#entries.get(key);
-    if (entry) {
+    if (entry && key !== this.#newest) {
       // Map keeps insertion order: re-inserting marks the entry as recently used.
       this.#entries.delete(key);
       this.#entries.set(key, entry);
+      this.#newest = key;
     }
     return entry;
   }
@@ -65,6 +68,7 @@ export class PageCache {
     const old = this.#entries.get(key);
     if (old) this.#remove(key, old);
     this.#entries.set(key, entry);
+    this.#newest = key;
     this.#bytes += entry.bytes;
     for (const [k, e] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;

@@ -88,8 +88,23 @@ export interface RequestBasics {
   host: HostContext;
 }
 
+/** areaOfHost per Host header, remembered (bounded: the header is the client's to choose). */
+const areas = new Map<string, { area: HostContext['area']; port: string }>();
+let areasDomain: string | null | undefined;
+export function areaOfHostCached(host: string | undefined, siteDomain: string | null): { area: HostContext['area']; port: string } {
+  if (areasDomain !== siteDomain) { areas.clear(); areasDomain = siteDomain; }
+  const key = host ?? '';
+  let found = areas.get(key);
+  if (!found) {
+    found = areaOfHost(host, siteDomain);
+    if (areas.size >= 256) areas.clear();
+    areas.set(key, found);
+  }
+  return found;
+}
+
 export function requestBasics(headers: { cookie?: string | null; acceptLanguage?: string | null; host?: string | null }, siteDomain: string | null): RequestBasics {
-  const { area, port } = areaOfHost(headers.host ?? undefined, siteDomain);
+  const { area, port } = areaOfHostCached(headers.host ?? undefined, siteDomain);
   return {
     requestId: newRequestId(),
     locale: negotiateLocale(headers.cookie, headers.acceptLanguage),
