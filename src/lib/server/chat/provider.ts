@@ -1,5 +1,5 @@
 // Talking to an OpenAI-compatible model, and what its failures mean to the asker.
-import { APICallError, convertToModelMessages, streamText, type UIMessage, type LanguageModelUsage } from 'ai';
+import { APICallError } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ChatModelConfig } from './models';
 
@@ -27,35 +27,43 @@ export function failureOf(error: unknown, timedOut: boolean): ProviderFailure {
   return 'server';
 }
 
+/** Tokens the provider says a reply used. */
+export interface Usage { inputTokens?: number; outputTokens?: number }
+
 export interface Generation {
   /** Text as it arrives. */
   deltas: AsyncIterable<string>;
   /** Usage reported by the provider, once the stream ended (null when it did not say). */
-  usage(): LanguageModelUsage | null;
+  usage(): Usage | null;
   /** The error that ended the stream, if any. */
   error(): unknown;
 }
 
-/** Starts a streamed completion; the signal aborts the upstream request. */
-export async function generate(model: ChatModelConfig, instructions: string, messages: UIMessage[], signal: AbortSignal): Promise<Generation> {
+/**
+ * Starts a streamed completion; the signal aborts the upstream request. The chat is text only (no
+ * tools, steps or structured output), so it talks to the AI SDK's OpenAI-compatible model directly
+ * (`doStream`, the provider interface `streamText` is built on): `streamText`'s own layers (a tee,
+ * step and tool handling, a chain of transform streams per chunk) cost ~0.1 ms per chunk, which
+ * 100 replies streaming at once on one core could not afford (bench/RESULTS.md, AI chat).
+ */
+export async function generate(model: ChatModelConfig, instructions: string, messages: { role: 'user' | 'assistant'; text: string }[], signal: AbortSignal): Promise<Generation> {
   const provider = createOpenAICompatible({ name: 'atrium', baseURL: model.baseUrl, apiKey: model.apiKey || undefined, includeUsage: true });
-  let usage: LanguageModelUsage | null = null;
+  const lm = provider.chatModel(model.modelId);
+  type Prompt = Parameters<typeof lm.doStream>[0]['prompt'];
+  const prompt: Prompt = [
+    { role: 'system', content: instructions },
+    ...messages.map((m): Prompt[number] => (m.role === 'user'
+      ? { role: 'user', content: [{ type: 'text', text: m.text }] }
+      : { role: 'assistant', content: [{ type: 'text', text: m.text }] })),
+  ];
+  const { stream } = await lm.doStream({ prompt, abortSignal: signal, includeRawChunks: false });
+  let usage: Usage | null = null;
   let failure: unknown = null;
-  const result = streamText({
-    model: provider.chatModel(model.modelId),
-    instructions,
-    messages: await convertToModelMessages(messages),
-    abortSignal: signal,
-    maxRetries: 0,
-    // Failures reach the asker as a message (failureOf); the SDK need not print them too.
-    onError: () => undefined,
-  });
   async function* deltas(): AsyncIterable<string> {
-    for await (const part of result.stream) {
-      if (part.type === 'text-delta') yield part.text;
-      else if (part.type === 'finish') usage = part.totalUsage;
+    for await (const part of stream) {
+      if (part.type === 'text-delta') yield part.delta;
+      else if (part.type === 'finish') usage = { inputTokens: part.usage.inputTokens.total, outputTokens: part.usage.outputTokens.total };
       else if (part.type === 'error') { failure = part.error; return; }
-      else if (part.type === 'abort') return;
     }
   }
   return { deltas: deltas(), usage: () => usage, error: () => failure };
