@@ -1,5 +1,6 @@
 // The AI chat page as people use it: the site assistant and a test-server model, in Chinese and
-// English, citations, stop, regenerate, edit-and-branch, reload mid-stream, a member out of points.
+// English, citations, stop, regenerate, edit-and-branch (a member's branch kept over a reload),
+// reload mid-stream, a visitor back after the reply ended, a member out of points.
 import { expect, test, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
 import { mockReplyWords, startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
@@ -108,6 +109,41 @@ test('a reply keeps streaming through a reload and finishes', async ({ page }) =
   // The whole reply once: nothing lost or repeated across the reload.
   const text = await answers(page).last().locator('.markdown-body').innerText();
   expect(text.replace(/\s+/g, ' ').trim()).toBe(mockReplyWords('Explain the page cache', 40).join('').replace(/\s+/g, ' ').trim());
+});
+
+test('a visitor who comes back after the reply ended sees it whole', async ({ page }) => {
+  await openChat(page, 'e2e-slow');
+  await ask(page, 'Explain the backups');
+  await expect(answers(page).last()).toContainText('Answer to');
+  await expect(page).toHaveURL(/\?c=/);
+  const url = page.url();
+  const chatId = new URL(url).searchParams.get('c')!;
+  // Away while it is written (40 words at 150 ms), back once it ended: the browser kept only a part.
+  await page.goto('/');
+  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: 15_000 }).toBe('done');
+  await page.goto(url);
+  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: 15_000 });
+  const text = await answers(page).last().locator('.markdown-body').innerText();
+  expect(text.replace(/\s+/g, ' ').trim()).toBe(mockReplyWords('Explain the backups', 40).join('').replace(/\s+/g, ' ').trim());
+});
+
+test('a member’s branch choice survives a reload', async ({ browser }) => {
+  const name = `chatb${Date.now().toString(36).slice(-6)}`;
+  await newMember(env, name);
+  const page = await logIn(env, browser, name);
+  await openChat(page, 'e2e-mock');
+  await ask(page, 'Which branch is shown?');
+  await expect(answers(page).last()).toContainText('see the guide');
+  await answers(page).last().getByRole('button', { name: '重新生成' }).click();
+  await expect(answers(page).last().locator('.chat-branch')).toContainText('2/2');
+  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible();
+  const saved = page.waitForResponse((r) => r.url().includes('/api/chat/branch'));
+  await answers(page).last().getByRole('button', { name: '上一个版本' }).click();
+  await expect(answers(page).last().locator('.chat-branch')).toContainText('1/2');
+  expect(((await (await saved).json()) as { code: number }).code).toBe(1);
+  await page.reload();
+  await expect(answers(page).last().locator('.chat-branch')).toContainText('1/2');
+  await page.context().close();
 });
 
 test('a member without points is refused, with the question kept and the reset time given', async ({ browser }) => {

@@ -205,6 +205,27 @@ describe('stop and resume', () => {
     // Someone else's chat id resumes nothing.
     expect((await fetch(`${server.url}/api/chat/stream?id=nobody`)).status).toBe(204);
   });
+
+  it('a visitor who comes back after the reply ended gets the finished reply (their chat lives in the browser)', async () => {
+    const body = question('How do I back up the data directory?', undefined, 'mock');
+    const live = chunksOf(await (await send(body)).text());
+    const replyId = live[0]!.messageId as string;
+    const questionId = body.messages[0]!.id;
+    // The page asks for what follows its last question: the reply, whole, as it ended.
+    const again = await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=${questionId}`);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('content-type')).toContain('text/event-stream');
+    const chunks = chunksOf(await again.text());
+    expect(chunks[0]).toMatchObject({ type: 'start', messageId: replyId });
+    expect(textOf(chunks)).toBe(textOf(live));
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'done', model: 'mock' } });
+    // Without `after`, after another question, for a member or with a bad id: nothing.
+    expect((await fetch(`${server.url}/api/chat/stream?id=${body.id}`)).status).toBe(204);
+    expect((await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=other`)).status).toBe(204);
+    expect((await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=${questionId}`, { headers: { 'ba-user-token': alice.token } })).status).toBe(204);
+    const bad = await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=no%20spaces`);
+    expect(((await bad.json()) as { code: number }).code).toBe(0);
+  });
 });
 
 describe('quotas and points', () => {
@@ -286,6 +307,51 @@ describe('conversations', () => {
     expect(search.data.list.map((c) => c.title)).toEqual(['Renamed chat']);
     await fetch(`${server.url}/api/chat/delete`, { method: 'POST', headers: { 'content-type': 'application/json', 'ba-user-token': alice.token }, body: JSON.stringify({ id: chatId }) });
     expect((await fetch(`${server.url}/api/chat/conversation?id=${chatId}`, { headers: { 'ba-user-token': alice.token } })).status).toBe(404);
+  });
+
+  it('remembers the branch a member picks, for the owner only', async () => {
+    const chatId = `branch${Date.now().toString(36)}`;
+    const ask = (id: string, text: string) => ({ id: chatId, model: 'mock', messages: [{ id, role: 'user', parts: [{ type: 'text', text }] }] });
+    const first = chunksOf(await (await send(ask('b1', 'First branch question'), alice.token)).text())[0]!.messageId as string;
+    const second = chunksOf(await (await send(ask('b2', 'Second branch question'), alice.token)).text())[0]!.messageId as string;
+    const leafOf = async (): Promise<string> => ((await (await fetch(`${server.url}/api/chat/conversation?id=${chatId}`, { headers: { 'ba-user-token': alice.token } })).json()) as { data: { leafId: string } }).data.leafId;
+    await waitFor(async () => (await leafOf()) === second);
+    const pick = (leafId: string, token?: string) => fetch(`${server.url}/api/chat/branch`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'think-lang': 'en', ...(token ? { 'ba-user-token': token } : {}) }, body: JSON.stringify({ id: chatId, leafId }),
+    });
+    const picked = await pick(first, alice.token);
+    expect(((await picked.json()) as { code: number; data: { leafId: string } })).toMatchObject({ code: 1, data: { leafId: first } });
+    // A reload shows the branch picked.
+    expect(await leafOf()).toBe(first);
+    // Someone else's conversation, a message of another conversation, a bad id, a visitor: refused.
+    const other = await pick(second, bob.token);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { msg: string }).msg).toBe('Conversation not found');
+    const stranger = await pick('nosuchmessage', alice.token);
+    expect(stranger.status).toBe(400);
+    expect(((await stranger.json()) as { msg: string }).msg).toBe('That message is not in this conversation');
+    expect(((await (await pick('bad id!', alice.token)).json()) as { code: number }).code).toBe(0);
+    expect(((await (await pick(first)).json()) as { code: number }).code).not.toBe(1);
+    expect(await leafOf()).toBe(first);
+  });
+
+  it('counts replies and tokens per model in /metrics', async () => {
+    const scrape = async (): Promise<string> => (await fetch(`${server.url}/metrics`)).text();
+    const value = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    const before = await scrape();
+    const body = question('How do I move Atrium to PostgreSQL?', undefined, 'mock');
+    await (await send(body)).text();
+    await (await send(question('Explain backups', undefined, 'f429'))).text();
+    const after = await waitFor(async () => {
+      const text = await scrape();
+      return value(text, 'atrium_chat_replies_total{model="mock",status="done"}') > value(before, 'atrium_chat_replies_total{model="mock",status="done"}') ? text : null;
+    });
+    const row = (await replyOf(body.id))!;
+    expect(value(after, 'atrium_chat_replies_total{model="mock",status="done"}') - value(before, 'atrium_chat_replies_total{model="mock",status="done"}')).toBe(1);
+    expect(value(after, 'atrium_chat_tokens_total{model="mock",kind="completion"}') - value(before, 'atrium_chat_tokens_total{model="mock",kind="completion"}')).toBe(row.completionTokens);
+    expect(value(after, 'atrium_chat_tokens_total{model="mock",kind="prompt"}') - value(before, 'atrium_chat_tokens_total{model="mock",kind="prompt"}')).toBe(row.promptTokens);
+    expect(value(after, 'atrium_chat_replies_total{model="f429",status="failed"}')).toBeGreaterThan(value(before, 'atrium_chat_replies_total{model="f429",status="failed"}'));
+    expect(after).toMatch(/^# HELP atrium_chat_points_total /m);
   });
 
   it('answers the envelope for bad input and for visitors asking for history', async () => {

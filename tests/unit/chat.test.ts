@@ -19,6 +19,12 @@ describe('keywordsOf', () => {
     expect(zh).toContain('迁移');
     expect(zh).not.toContain('如何');
   });
+  it('glues a lone CJK character to the word beside it instead of dropping it', () => {
+    expect(keywordsOf('缓存')).toEqual(['缓存']);
+    expect(keywordsOf('数据库连接池')).toEqual(expect.arrayContaining(['数据库']));
+    expect(keywordsOf('怎么避免死锁？')).toContain('死锁');
+    expect(keywordsOf('的')).toEqual([]);
+  });
   it('counts CJK text as more tokens than Latin text of the same length', () => {
     expect(estimateTokens('数据库迁移')).toBeGreaterThan(estimateTokens('abcde'));
   });

@@ -150,7 +150,8 @@ export default function ChatApp(props: Props) {
         </div>
         {open && (
           <ChatView key={open.id} chatId={open.id} tree={open.tree} leafId={open.leafId} model={model} models={props.models}
-            messages={props.messages} locale={props.locale} maxQuestion={props.maxQuestion} onModel={pickModel} onChange={onChange} />
+            messages={props.messages} locale={props.locale} maxQuestion={props.maxQuestion} onModel={pickModel} onChange={onChange}
+            onBranch={(leafId) => void store.branch(open.id, leafId).catch(() => undefined)} />
         )}
       </section>
     </div>

@@ -24,6 +24,8 @@ interface Props {
   onModel(name: string): void;
   /** The tree changed (a message came or a branch was picked). */
   onChange(tree: Tree, leafId: string, busy: boolean): void;
+  /** A branch was picked with ‹ ›: its last message. */
+  onBranch(leafId: string): void;
 }
 
 const toMessage = (n: ChatNode): Message => ({ id: n.id, role: n.role, parts: [{ type: 'text', text: n.text }], metadata: n.metadata });
@@ -57,13 +59,19 @@ export default function ChatView(props: Props) {
       headers,
       body: { id, model: modelRef.current, messages: messages.map((m) => ({ id: m.id, role: m.role, parts: [{ type: 'text', text: textOfParts(m.parts as { type: string; text?: string }[]) }] })) },
     }),
-    prepareReconnectToStreamRequest: ({ id, headers }) => ({ api: `/api/chat/stream?id=${encodeURIComponent(id)}`, headers }),
+    // `after`: the question still waiting for its answer here, so an answer that finished while the
+    // page was away comes back too (a visitor's conversation lives only in this browser).
+    prepareReconnectToStreamRequest: ({ id, headers }) => ({
+      api: `/api/chat/stream?id=${encodeURIComponent(id)}${waiting.current ? `&after=${encodeURIComponent(waiting.current)}` : ''}`, headers,
+    }),
   }), [props.locale]);
 
   // An answer still being written when the page was left is resumed, not shown half.
+  const waiting = useRef('');
   const initial = useMemo(() => {
     const path = pathTo(props.tree, props.leafId);
     if (path.at(-1)?.role === 'assistant' && !path.at(-1)?.metadata?.status) path.pop();
+    waiting.current = path.at(-1)?.role === 'user' ? path.at(-1)!.id : '';
     return path.map(toMessage);
   }, []);
 
@@ -123,6 +131,7 @@ export default function ChatView(props: Props) {
   const showBranch = (node: ChatNode): void => {
     const leaf = newestLeaf(tree, node.id);
     chat.setMessages(pathTo(tree, leaf).map(toMessage));
+    props.onBranch(leaf);
   };
 
   const saveEdit = (): void => {

@@ -22,6 +22,8 @@ export interface ChatStore {
   load(id: string): Promise<Loaded | null>;
   /** Visitors keep the tree after every change; members' is kept by the server as it answers. */
   save(id: string, title: string, tree: Tree, leafId: string, model: string): void;
+  /** The branch picked (‹ 1/2 ›): visitors' is kept by save(), members' by the server. */
+  branch(id: string, leafId: string): Promise<void>;
   rename(id: string, title: string): Promise<void>;
   remove(id: string): Promise<void>;
 }
@@ -52,6 +54,7 @@ export const visitorStore: ChatStore = {
       store.setItem(LIST_KEY, JSON.stringify(list.slice(0, 200)));
     } catch { /* storage full: the conversation stays on screen */ }
   },
+  async branch() { /* save() keeps the branch shown */ },
   async rename(id, title) {
     const list = readJson<Summary[]>(LIST_KEY, []).map((s) => (s.id === id ? { ...s, title } : s));
     local()?.setItem(LIST_KEY, JSON.stringify(list));
@@ -80,6 +83,9 @@ export const memberStore: ChatStore = {
     }
   },
   save() { /* the server stores members' conversations */ },
+  async branch(id, leafId) {
+    await request('/api/chat/branch', { method: 'POST', data: { id, leafId }, showErrorMessage: false });
+  },
   async rename(id, title) {
     await request('/api/chat/rename', { method: 'POST', data: { id, title } });
   },

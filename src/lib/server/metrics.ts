@@ -64,6 +64,17 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
     busEvents.inc({ channel: channel.split(':')[0] ?? channel });
     return publish(channel, message);
   };
+  // AI chat usage (issue 16): replies by model and how they ended, tokens by model and kind, points
+  // by model. The chat code lives in Astro's bundle, this in the server's: the runtime joins them.
+  const chatReplies = new Counter({ name: 'atrium_chat_replies_total', help: 'AI chat replies by model and how they ended (done, stopped, failed)', labelNames: ['model', 'status'], registers: [registry] });
+  const chatTokens = new Counter({ name: 'atrium_chat_tokens_total', help: 'AI chat tokens by model and kind (prompt, completion)', labelNames: ['model', 'kind'], registers: [registry] });
+  const chatPoints = new Counter({ name: 'atrium_chat_points_total', help: 'Points charged for AI chat replies by model', labelNames: ['model'], registers: [registry] });
+  runtime.countChatReply = (reply) => {
+    chatReplies.inc({ model: reply.model, status: reply.status });
+    if (reply.promptTokens > 0) chatTokens.inc({ model: reply.model, kind: 'prompt' }, reply.promptTokens);
+    if (reply.completionTokens > 0) chatTokens.inc({ model: reply.model, kind: 'completion' }, reply.completionTokens);
+    if (reply.points > 0) chatPoints.inc({ model: reply.model }, reply.points);
+  };
   const slowMs = Number(env.SLOW_REQUEST_MS ?? 1000) || 1000;
   /** Label objects of a cached page, made once (its route never changes). */
   const labelsOfPage = new WeakMap<object, { route: string; get: Record<string, string>; head: Record<string, string>; ok: Record<'GET' | 'HEAD', Record<string, string>> }>();

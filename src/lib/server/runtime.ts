@@ -39,6 +39,8 @@ export interface Runtime {
   log: Logger;
   /** Id of the running build, compared by browsers with /build-manifest.json. */
   buildId: string;
+  /** Counts a settled AI chat reply in /metrics: set by the HTTP server's metrics, absent in the CLI. */
+  countChatReply?: (reply: { model: string; status: string; promptTokens: number; completionTokens: number; points: number }) => void;
   close(): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import type { Messages } from '../types';
 export default {
   'chat.title': 'AI chat',
   'chat.notFound': 'Conversation not found',
+  'chat.branchNotFound': 'That message is not in this conversation',
   'chat.modelUnavailable': 'This model is not available to you',
   'chat.noQuestion': 'Type a question first',
   'chat.questionTooLong': 'A question can be at most {max} characters',

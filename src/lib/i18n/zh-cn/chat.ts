@@ -1,6 +1,7 @@
 export default {
   'chat.title': 'AI 对话',
   'chat.notFound': '对话不存在',
+  'chat.branchNotFound': '这条消息不在该对话中',
   'chat.modelUnavailable': '你不能使用这个模型',
   'chat.noQuestion': '请先输入问题',
   'chat.questionTooLong': '问题最多 {max} 个字符',

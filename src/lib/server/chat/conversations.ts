@@ -36,6 +36,15 @@ export async function conversationOwner(db: Db, id: string): Promise<number | nu
   return row?.userId ?? null;
 }
 
+/** A conversation with its messages, for a question asked in it; null when it does not exist yet. */
+export async function conversationOf(db: Db, id: string): Promise<{ userId: number; title: string; messages: StoredMessage[] } | null> {
+  const [[row], messages] = await Promise.all([
+    db.select({ userId: chatConversation.userId, title: chatConversation.title }).from(chatConversation).where(eq(chatConversation.id, id)),
+    messagesOf(db, id),
+  ]);
+  return row ? { ...row, messages } : null;
+}
+
 export async function messagesOf(db: Db, conversationId: string): Promise<StoredMessage[]> {
   const rows = await db.select({
     id: chatMessage.id, parentId: chatMessage.parentId, role: chatMessage.role, text: chatMessage.text, metadata: chatMessage.metadata, createTime: chatMessage.createTime,
@@ -85,6 +94,14 @@ export async function storeAnswer(db: Db, conversationId: string, message: Omit<
 
 export async function setLeaf(db: Db, conversationId: string, leafId: string, model: string): Promise<void> {
   await db.update(chatConversation).set({ leafId, model, updateTime: now() }).where(eq(chatConversation.id, conversationId));
+}
+
+/** Remembers the branch a member picked: `leafId` must be a message of this conversation of theirs. */
+export async function chooseBranch(db: Db, userId: number, id: string, leafId: string): Promise<void> {
+  await ownConversation(db, userId, id);
+  const [known] = await db.select({ id: chatMessage.id }).from(chatMessage).where(and(eq(chatMessage.conversationId, id), eq(chatMessage.id, leafId)));
+  if (!known) throw new AppError('chat.branchNotFound', { status: 400, fieldKeys: { leafId: 'chat.branchNotFound' } });
+  await db.update(chatConversation).set({ leafId }).where(and(eq(chatConversation.id, id), eq(chatConversation.userId, userId)));
 }
 
 /** A member's conversations, newest first; `q` searches titles and message text. */

@@ -12,10 +12,16 @@ export interface Asker {
 }
 
 /** Unix seconds of the start of today and of tomorrow in the site's time zone. */
+const formats = new Map<string, Intl.DateTimeFormat>();
+
 export function dayBounds(timeZone: string, now = Date.now()): { start: number; end: number } {
-  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-  }).formatToParts(now).map((p) => [p.type, p.value]));
+  // Making a DateTimeFormat costs far more than using one: one per time zone.
+  let format = formats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    if (formats.size < 50) formats.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(now).map((p) => [p.type, p.value]));
   const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
   const offset = wall - Math.floor(now / 1000) * 1000;
   const midnight = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day)) - offset;
@@ -79,11 +85,15 @@ export interface Settlement {
  * `streaming` charges, so a retry, a second stop or a disconnect never charges twice. A paid reply
  * takes at most the points the member has left. Returns the points charged (null: already settled).
  */
-export async function settleReply(db: Db, replyId: string, model: ChatModelConfig | null, end: Settlement, memo: string): Promise<number | null> {
+export async function settleReply(db: Db, replyId: string, model: ChatModelConfig | null, end: Settlement, memo: string, unpaid = false): Promise<number | null> {
+  const ended = { status: end.status, promptTokens: end.promptTokens, completionTokens: end.completionTokens, finishTime: Math.floor(Date.now() / 1000) };
+  if (unpaid) {
+    // Free, a visitor's or the site assistant's: nothing to charge, so one statement, no transaction.
+    const [row] = await db.update(chatReply).set(ended).where(and(eq(chatReply.id, replyId), eq(chatReply.status, 'streaming'))).returning({ id: chatReply.id });
+    return row ? 0 : null;
+  }
   return db.transaction(async (tx) => {
-    const [row] = await tx.update(chatReply).set({
-      status: end.status, promptTokens: end.promptTokens, completionTokens: end.completionTokens, finishTime: Math.floor(Date.now() / 1000),
-    }).where(and(eq(chatReply.id, replyId), eq(chatReply.status, 'streaming'))).returning({ userId: chatReply.userId, free: chatReply.free });
+    const [row] = await tx.update(chatReply).set(ended).where(and(eq(chatReply.id, replyId), eq(chatReply.status, 'streaming'))).returning({ userId: chatReply.userId, free: chatReply.free });
     if (!row) return null;
     // A failure before any output costs nothing; a stopped reply costs what it used.
     if (!model || row.free === 1 || row.userId === 0 || (end.status === 'failed' && end.completionTokens === 0)) return 0;

@@ -12,16 +12,18 @@ import { serverHighlight } from '../../markdown/highlight.server';
 import { linkCitations, type ChatMetadata, type SourceMeta } from '../../shared/chat';
 import { textOfParts, type SendInput } from '../../shared/validation/chat';
 import { chatSettings } from './settings';
-import { allModels, mayUse, SITE_ASSISTANT, type ChatModelConfig } from './models';
+import { mayUse, SITE_ASSISTANT, type ChatModelConfig } from './models';
 import { estimateTokens, groundingInstructions, retrieve, type Source } from './retrieve';
 import { assistantAnswer, pieces } from './assistant';
 import { dayBounds, decideQuota, settleReply, type Settlement } from './quota';
-import { conversationOwner, ensureConversation, messageCount, messagesOf, setLeaf, storeAnswer, storeBranch } from './conversations';
-import { chatStreams } from './streams';
+import { conversationOf, ensureConversation, setLeaf, storeAnswer, storeBranch, titleOf } from './conversations';
+import { chatStreams, type FinishedReply } from './streams';
 import { failureOf, generate } from './provider';
 
 /** SSE must reach the browser as it is written: `identity` keeps the server's on-the-fly compression (which buffers) away. */
 const SSE_HEADERS = { ...UI_MESSAGE_STREAM_HEADERS, 'content-encoding': 'identity' };
+/** Longest a model's text waits to be sent with the text after it. */
+const FLUSH_MS = 30;
 
 export interface Asker {
   userId: number;
@@ -37,7 +39,7 @@ type Input = z.output<typeof SendInput>;
 /** The model a reply uses: the named one if the asker may use it, else the site assistant when nothing is named. */
 export async function pickModel(runtime: Runtime, asker: Pick<Asker, 'userId' | 'groupId'>, name: string | undefined): Promise<ChatModelConfig | null> {
   if (name === SITE_ASSISTANT) return null;
-  const models = (await allModels(runtime.db, runtime.config.chat.model)).filter((m) => mayUse(m, asker));
+  const models = (await (await chatStreams(runtime)).models()).filter((m) => mayUse(m, asker));
   if (!name) {
     const preferred = (await chatSettings(runtime.site)).defaultModel;
     return models.find((m) => m.name === preferred) ?? models[0] ?? null;
@@ -56,9 +58,48 @@ const sourceMeta = (s: Source, link: (p: string) => string): SourceMeta => ({
   excerpt: Array.from(s.text).length > 280 ? `${Array.from(s.text).slice(0, 280).join('')}…` : s.text,
 });
 
+/**
+ * SSE frames to bytes, the frames written in one tick joined: one socket write for a burst (the
+ * start of a reply, the site assistant's pieces) instead of one per frame. Nothing waits longer
+ * than the tick it was written in.
+ */
+function sseBytes(): TransformStream<string, Uint8Array> {
+  const encoder = new TextEncoder();
+  let buffered = '';
+  let scheduled = false;
+  return new TransformStream({
+    transform(frame, controller) {
+      buffered += frame;
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        if (!buffered) return;
+        const bytes = encoder.encode(buffered);
+        buffered = '';
+        try { controller.enqueue(bytes); } catch { /* the reader went away */ }
+      });
+    },
+    flush(controller) {
+      if (buffered) controller.enqueue(encoder.encode(buffered));
+      buffered = '';
+    },
+  });
+}
+
+/** Rendered answers by their markdown: the site assistant says the same thing to the same question. */
+const rendered = new Map<string, string>();
+const RENDERED_MAX = 200;
+
 /** Markdown of an answer with its citations linked, rendered and highlighted as every page is. */
 export async function answerHtml(text: string, sources: SourceMeta[]): Promise<string> {
-  return renderMarkdown(linkCitations(text, sources), { highlight: await serverHighlight() }).html;
+  const markdown = linkCitations(text, sources);
+  const hit = rendered.get(markdown);
+  if (hit !== undefined) return hit;
+  const html = renderMarkdown(markdown, { highlight: await serverHighlight() }).html;
+  rendered.set(markdown, html);
+  if (rendered.size > RENDERED_MAX) rendered.delete(rendered.keys().next().value!);
+  return html;
 }
 
 /** Starts a reply and answers the UI message stream. */
@@ -78,23 +119,27 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
 
   // History: a member's stored answers replace whatever the browser sent for them.
   let history = input.messages.map((m) => ({ id: m.id, role: m.role, text: textOfParts(m.parts) }));
-  let title = '';
   const member = asker.userId > 0;
-  if (member) {
-    const owner = await conversationOwner(runtime.db, input.id);
-    if (owner !== null && owner !== asker.userId) throw new AppError('chat.notFound', { status: 404 });
-    if (await messageCount(runtime.db, input.id) >= settings.maxMessages) throw new AppError('chat.conversationTooLong', { status: 400, values: { max: settings.maxMessages } });
-    const stored = new Map((await messagesOf(runtime.db, input.id)).map((m) => [m.id, m]));
+  const streams = await chatStreams(runtime);
+  // Reads that do not depend on each other run together; retrieval mostly comes from memory.
+  const [conversation, timeZone, siteName, sources] = await Promise.all([
+    member ? conversationOf(runtime.db, input.id) : null,
+    runtime.site.get('time_zone', 'Asia/Shanghai'),
+    runtime.site.get('site_name', 'Atrium'),
+    retrieve(runtime.db, question, { member, tokenBudget: settings.retrievalTokens }, streams.retrieval),
+  ]);
+  let title = titleOf(question);
+  if (conversation) {
+    if (conversation.userId !== asker.userId) throw new AppError('chat.notFound', { status: 404 });
+    if (conversation.messages.length >= settings.maxMessages) throw new AppError('chat.conversationTooLong', { status: 400, values: { max: settings.maxMessages } });
+    const stored = new Map(conversation.messages.map((m) => [m.id, m]));
     history = history.filter((m) => m.role === 'user' || stored.has(m.id)).map((m) => (m.role === 'assistant' ? { ...m, text: stored.get(m.id)!.text } : m));
-  } else {
+    title = conversation.title;
+  } else if (!member) {
     title = question.slice(0, 40);
   }
-
-  const timeZone = await runtime.site.get('time_zone', 'Asia/Shanghai');
   const day = dayBounds(timeZone);
-  const streams = await chatStreams(runtime);
-  const sources = await retrieve(runtime.db, question, { member, tokenBudget: settings.retrievalTokens }, streams.retrieval);
-  const instructions = groundingInstructions(sources, await runtime.site.get('site_name', 'Atrium'), asker.locale);
+  const instructions = groundingInstructions(sources, siteName, asker.locale);
 
   // Keep the newest history that fits the model's context with the instructions and room to answer.
   let modelHistory = history;
@@ -110,6 +155,7 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
   }
   const promptTokens = estimateTokens(instructions) + modelHistory.reduce((n, m) => n + estimateTokens(m.text) + 4, 0);
 
+  // The quota is decided before the provider is called: a refusal never reaches it.
   let free = true;
   if (model) {
     const decision = await decideQuota(runtime.db, model, { userId: asker.userId, ip: asker.ip }, promptTokens, day.start);
@@ -122,17 +168,28 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
     free = decision.free;
   }
 
-  if (member) {
-    ({ title } = await ensureConversation(runtime.db, asker.userId, input.id, question, modelName));
-    await storeBranch(runtime.db, input.id, history);
-  }
   const replyId = generateId();
   const createTime = Math.floor(Date.now() / 1000);
-  await runtime.db.insert(chatReply).values({ id: replyId, chatId: input.id, userId: asker.userId, ip: asker.ip, model: modelName, free: free ? 1 : 0, createTime });
-  if (member) await setLeaf(runtime.db, input.id, last.id, modelName);
-
   const controller = new AbortController();
-  const untrack = streams.track(replyId, controller);
+  const untrack = streams.track({ replyId, chatId: input.id, userId: asker.userId, ip: asker.ip }, controller);
+  // The writes that record the question and the reply run beside the provider's first token: the
+  // reply row is only needed to settle it (and to find it from another instance), so nothing waits
+  // for them before the stream starts. Settling waits for them; a failed write stops the reply.
+  // The site assistant's answer is written in milliseconds and costs nothing: its row is written
+  // once, as it ended.
+  const row = { id: replyId, chatId: input.id, userId: asker.userId, ip: asker.ip, model: modelName, free: free ? 1 : 0, createTime };
+  const persisted = (async () => {
+    if (member) {
+      await ensureConversation(runtime.db, asker.userId, input.id, question, modelName);
+      await storeBranch(runtime.db, input.id, history);
+    }
+    if (model) await runtime.db.insert(chatReply).values(row);
+    if (member) await setLeaf(runtime.db, input.id, last.id, modelName);
+  })();
+  persisted.catch((err: unknown) => {
+    runtime.log.error('chat reply not recorded', { replyId, err: String(err) });
+    controller.abort('failed');
+  });
   const metaSources = sources.map((s) => sourceMeta(s, asker.link));
   const memo = t('chat.memo', { title });
 
@@ -153,16 +210,29 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
       } finally {
         untrack();
       }
+      const recorded = await persisted.then(() => true, () => false);
+      if (!recorded) { end = { ...end, status: 'failed' }; errorKey = 'chat.error.server'; }
       if (errorKey) writer.write({ type: 'error', errorText: t(errorKey as 'chat.error.server') });
-      const points = await settleReply(runtime.db, replyId, model, end, memo).catch((err: unknown) => {
-        runtime.log.error('chat settle failed', { replyId, err: String(err) });
-        return 0;
-      });
-      const html = text ? await answerHtml(text, metaSources) : '';
+      // A reply nobody pays for settles with one statement, beside the rendering of its HTML.
+      const [points, html] = await Promise.all([
+        (!recorded ? Promise.resolve(0)
+          : model ? settleReply(runtime.db, replyId, model, end, memo, free || !member)
+            : runtime.db.insert(chatReply).values({ ...row, status: end.status, finishTime: Math.floor(Date.now() / 1000) }).then(() => 0)
+        ).catch((err: unknown) => {
+          runtime.log.error('chat settle failed', { replyId, err: String(err) });
+          return 0;
+        }),
+        text ? answerHtml(text, metaSources) : '',
+      ]);
+      runtime.countChatReply?.({ model: modelName, status: end.status, promptTokens: end.promptTokens, completionTokens: end.completionTokens, points: points ?? 0 });
       const metadata: ChatMetadata = { model: modelName, sources: metaSources, html, status: end.status, points: points ?? 0, tokens: end.promptTokens + end.completionTokens, createTime };
-      if (member && text) {
-        await storeAnswer(runtime.db, input.id, { id: replyId, parentId: last.id, role: 'assistant', text, metadata: metadata as Record<string, unknown> })
-          .catch((err: unknown) => runtime.log.error('chat store failed', { replyId, err: String(err) }));
+      if (text) {
+        // Members' answers join their stored conversation; a visitor's is kept a day, so a reload
+        // after its end (the conversation lives in their browser) still shows it.
+        const kept = member
+          ? storeAnswer(runtime.db, input.id, { id: replyId, parentId: last.id, role: 'assistant', text, metadata: metadata as Record<string, unknown> })
+          : streams.remember({ replyId, chatId: input.id, userId: 0, ip: asker.ip, parentId: last.id, text, metadata: { ...metadata, html: undefined } as Record<string, unknown> });
+        await kept.catch((err: unknown) => runtime.log.error('chat store failed', { replyId, err: String(err) }));
       }
       writer.write({ type: 'finish', messageMetadata: metadata, finishReason: end.status === 'done' ? 'stop' : 'other' });
     },
@@ -170,7 +240,7 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
 
   const sse = stream.pipeThrough(new JsonToSseTransformStream());
   const body = await streams.context.createNewResumableStream(replyId, () => sse);
-  return new Response((body ?? sse).pipeThrough(new TextEncoderStream()), { headers: { ...SSE_HEADERS, 'x-chat-reply': replyId } });
+  return new Response((body ?? sse).pipeThrough(sseBytes()), { headers: { ...SSE_HEADERS, 'x-chat-reply': replyId } });
 }
 
 async function streamAssistant(writer: UIMessageStreamWriter, answer: string, signal: AbortSignal): Promise<string> {
@@ -188,10 +258,10 @@ async function streamAssistant(writer: UIMessageStreamWriter, answer: string, si
   for (const piece of pieces(answer)) {
     if (signal.aborted) break;
     batch += piece;
-    if (batch.length < 48) continue;
+    if (batch.length < 120) continue;
     flush();
-    // Let other requests run between pieces of a long answer.
-    if (++n % 8 === 0) await new Promise((r) => setImmediate(r));
+    // Let other requests run between pieces of a long answer (each tick's pieces leave as one write).
+    if (++n % 4 === 0) await new Promise((r) => setImmediate(r));
   }
   if (!signal.aborted) flush();
   writer.write({ type: 'text-end', id: 'text' });
@@ -202,29 +272,51 @@ async function streamModel(
   writer: UIMessageStreamWriter, model: ChatModelConfig, instructions: string, history: { id: string; role: 'user' | 'assistant'; text: string }[],
   controller: AbortController, timeoutSeconds: number, promptEstimate: number,
 ): Promise<{ text: string; end: Settlement; errorKey: string | null }> {
+  // The provider has `timeoutSeconds` to start and between chunks: one timer, pushed back lazily
+  // (a timer per chunk costs more than the chunk).
   let timedOut = false;
+  let last = Date.now();
+  const limit = timeoutSeconds * 1000;
   let timer: NodeJS.Timeout | null = null;
-  const arm = (): void => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => { timedOut = true; controller.abort('timeout'); }, timeoutSeconds * 1000);
+  const check = (): void => {
+    const idle = Date.now() - last;
+    if (idle >= limit) { timedOut = true; controller.abort('timeout'); return; }
+    timer = setTimeout(check, limit - idle);
   };
-  arm();
+  timer = setTimeout(check, limit);
   let text = '';
   let started = false;
   let caught: unknown = null;
   let generation: Awaited<ReturnType<typeof generate>> | null = null;
+  // The first delta leaves at once; later ones are gathered for up to FLUSH_MS and leave as one UI
+  // chunk, SSE frame and socket write (the page redraws every 40 ms anyway: useChat's throttle).
+  let pending = '';
+  let flushTimer: NodeJS.Timeout | null = null;
+  let flushed = 0;
+  const flush = (): void => {
+    if (flushTimer) { clearTimeout(flushTimer); flushTimer = null; }
+    if (!pending) return;
+    writer.write({ type: 'text-delta', id: 'text', delta: pending });
+    pending = '';
+    flushed = Date.now();
+  };
   try {
-    generation = await generate(model, instructions, history.map((m) => ({ id: m.id, role: m.role, parts: [{ type: 'text', text: m.text }] })), controller.signal);
+    generation = await generate(model, instructions, history, controller.signal);
     for await (const delta of generation.deltas) {
-      arm();
+      last = Date.now();
       if (!started) { writer.write({ type: 'text-start', id: 'text' }); started = true; }
       text += delta;
-      writer.write({ type: 'text-delta', id: 'text', delta });
+      pending += delta;
+      if (!flushTimer) {
+        const wait = flushed + FLUSH_MS - Date.now();
+        if (wait <= 0) flush(); else flushTimer = setTimeout(flush, wait);
+      }
     }
   } catch (err) {
     caught = err;
   } finally {
     if (timer) clearTimeout(timer);
+    flush();
   }
   if (started) writer.write({ type: 'text-end', id: 'text' });
   const usage = generation?.usage();
@@ -241,22 +333,60 @@ async function streamModel(
   return { text, end: { status: 'done', promptTokens, completionTokens }, errorKey: null };
 }
 
-/** The running reply of a chat the asker owns, resumed from its start; null when none runs. */
-export async function resumeReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'ip'>, chatId: string): Promise<Response | null> {
-  const [row] = await runtime.db.select({ id: chatReply.id, userId: chatReply.userId, ip: chatReply.ip }).from(chatReply)
-    .where(and(eq(chatReply.chatId, chatId), eq(chatReply.status, 'streaming'))).orderBy(desc(chatReply.createTime)).limit(1);
-  if (!row || row.userId !== asker.userId || (row.userId === 0 && row.ip !== asker.ip)) return null;
+const owns = (asker: Pick<Asker, 'userId' | 'ip'>, reply: { userId: number; ip: string }): boolean =>
+  reply.userId === asker.userId && (reply.userId !== 0 || reply.ip === asker.ip);
+
+/** The replies being written in a chat: this instance knows its own, the database every instance's. */
+async function runningReplies(runtime: Runtime, chatId: string): Promise<{ id: string; userId: number; ip: string }[]> {
+  const local = (await chatStreams(runtime)).runningIn(chatId);
+  if (local) return [{ id: local.replyId, userId: local.userId, ip: local.ip }];
+  return runtime.db.select({ id: chatReply.id, userId: chatReply.userId, ip: chatReply.ip }).from(chatReply)
+    .where(and(eq(chatReply.chatId, chatId), eq(chatReply.status, 'streaming'))).orderBy(desc(chatReply.createTime));
+}
+
+/** A finished reply sent again as the stream it was: start, its text, finish. */
+function replayFinished(done: FinishedReply): ReadableStream<string> {
+  const metadata = done.metadata as ChatMetadata;
+  const chunks = [
+    { type: 'start', messageId: done.replyId, messageMetadata: metadata },
+    { type: 'text-start', id: 'text' },
+    { type: 'text-delta', id: 'text', delta: done.text },
+    { type: 'text-end', id: 'text' },
+    { type: 'finish', messageMetadata: metadata, finishReason: metadata.status === 'done' ? 'stop' : 'other' },
+  ];
+  return new ReadableStream({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(c);
+      controller.close();
+    },
+  }).pipeThrough(new JsonToSseTransformStream());
+}
+
+/**
+ * The running reply of a chat the asker owns, resumed from its start; null when none runs. `after`
+ * (the last message the page has, a question) also finds a visitor's reply to it that finished
+ * while the page was away, since their conversations live only in their browser.
+ */
+export async function resumeReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'ip'>, chatId: string, after?: string): Promise<Response | null> {
   const streams = await chatStreams(runtime);
-  const body = await streams.context.resumeExistingStream(row.id);
-  if (!body) return null;
-  return new Response(body.pipeThrough(new TextEncoderStream()), { headers: { ...SSE_HEADERS, 'x-chat-reply': row.id } });
+  const [row] = await runningReplies(runtime, chatId);
+  if (row && !owns(asker, row)) return null;
+  if (row) {
+    const body = await streams.context.resumeExistingStream(row.id);
+    if (body) return new Response(body.pipeThrough(sseBytes()), { headers: { ...SSE_HEADERS, 'x-chat-reply': row.id } });
+  }
+  if (after && asker.userId === 0) {
+    const done = await streams.recall(chatId);
+    if (done && owns(asker, done) && done.parentId === after) {
+      return new Response(replayFinished(done).pipeThrough(sseBytes()), { headers: { ...SSE_HEADERS, 'x-chat-reply': done.replyId } });
+    }
+  }
+  return null;
 }
 
 /** Stops the running reply of a chat the asker owns; false when none runs. */
 export async function stopReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'ip'>, chatId: string): Promise<boolean> {
-  const rows = await runtime.db.select({ id: chatReply.id, userId: chatReply.userId, ip: chatReply.ip }).from(chatReply)
-    .where(and(eq(chatReply.chatId, chatId), eq(chatReply.status, 'streaming')));
-  const mine = rows.filter((r) => r.userId === asker.userId && (r.userId !== 0 || r.ip === asker.ip));
+  const mine = (await runningReplies(runtime, chatId)).filter((r) => owns(asker, r));
   const streams = await chatStreams(runtime);
   for (const r of mine) await streams.stop(r.id);
   return mine.length > 0;

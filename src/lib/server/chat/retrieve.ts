@@ -1,11 +1,10 @@
 // Grounding: what the site itself says about a question. Docs sections (members-only books only for
 // members) and forum posts with their accepted answers, found with the site's own search, cut to a
 // token budget and numbered for the model (and the site assistant) to cite as [1], [2], ….
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { askPost, askReply, mdBook, mdPage, mdSection } from '../db/schema';
 import { plainText, searchQuery } from '../search/text';
-import { searchPosts } from '../ask/search';
 
 export interface Source {
   /** 1-based: the model cites it as [n]. */
@@ -36,23 +35,50 @@ const CJK_STOP = new Set(['如何', '怎么', '怎样', '怎么样', '什么', '
 const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]/u;
 const SEGMENTER = new Intl.Segmenter('zh', { granularity: 'word' });
 
+/**
+ * Glues a run of adjacent CJK words the segmenter cut finer than the forum's terms: lone
+ * characters next to each other form a word (缓 存 → 缓存, 死 锁 → 死锁), a lone character
+ * beside a word joins it (数据 库 → 数据库, 懒 加载 → 懒加载).
+ */
+function glueRun(run: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < run.length;) {
+    if (Array.from(run[i]!).length > 1) { out.push(run[i++]!); continue; }
+    let j = i;
+    while (j < run.length && Array.from(run[j]!).length === 1) j++;
+    const singles = run.slice(i, j).join('');
+    if (j - i > 1) out.push(singles);
+    else if (out.length && i > 0) out[out.length - 1] += singles;
+    else if (j < run.length) { out.push(singles + run[j]!); j++; }
+    i = j;
+  }
+  return out;
+}
+
 /** The topic words of a question, longest first (the most specific), at most eight. */
 export function keywordsOf(question: string): string[] {
   const words: string[] = [];
+  let run: string[] = [];
+  const endRun = (): void => {
+    for (const w of glueRun(run)) if (Array.from(w).length >= 2 && !words.includes(w)) words.push(w);
+    run = [];
+  };
   for (const seg of SEGMENTER.segment(question.normalize('NFKC').toLowerCase())) {
-    if (!seg.isWordLike) continue;
     const w = seg.segment;
-    if (CJK.test(w) ? CJK_STOP.has(w) || Array.from(w).length < 2 : STOP.has(w) || w.length < 2) continue;
-    if (!words.includes(w)) words.push(w);
+    if (seg.isWordLike && CJK.test(w) && !CJK_STOP.has(w)) { run.push(w); continue; }
+    endRun();
+    if (seg.isWordLike && !CJK.test(w) && !STOP.has(w) && w.length >= 2 && !words.includes(w)) words.push(w);
   }
+  endRun();
   // Adjacent CJK words are often one term split apart (迁移 到 → 迁移): keep them as they are.
   return words.sort((a, b) => Array.from(b).length - Array.from(a).length).slice(0, 8);
 }
 
+const CJK_ALL = new RegExp(CJK.source, 'gu');
+
 /** Tokens a passage costs, roughly: CJK characters count more than Latin ones. */
 export function estimateTokens(text: string): number {
-  let cjk = 0;
-  for (const ch of text) if (CJK.test(ch)) cjk++;
+  const cjk = text.match(CJK_ALL)?.length ?? 0;
   return Math.ceil(cjk / 1.5 + (text.length - cjk) / 4);
 }
 
@@ -61,14 +87,19 @@ function anyOf(words: string[]): string | null {
   return parts.length ? parts.map((p) => `(${p})`).join(' | ') : null;
 }
 
+/** The start of a text within a token budget (one pass: the estimate grows with each character). */
 function cut(text: string, tokens: number): string {
   if (estimateTokens(text) <= tokens) return text;
-  let out = '';
+  let cjk = 0;
+  let units = 0;
+  let end = 0;
   for (const ch of text) {
-    out += ch;
-    if (estimateTokens(out) >= tokens) break;
+    units += ch.length;
+    if (CJK.test(ch)) cjk++;
+    end += ch.length;
+    if (Math.ceil(cjk / 1.5 + (units - cjk) / 4) >= tokens) break;
   }
-  return `${out.trimEnd()}…`;
+  return `${text.slice(0, end).trimEnd()}…`;
 }
 
 interface Passage { kind: Source['kind']; title: string; heading: string; url: string; text: string; score: number }
@@ -89,29 +120,37 @@ async function docPassages(db: Db, words: string[], member: boolean): Promise<Pa
   }));
 }
 
-/** Forum posts: the site's forum search with all topic words, then fewer until something is found. */
+/** The rows of `db.execute` (PGlite and node-postgres both answer `{ rows }`). */
+const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
+/**
+ * Forum posts whose title or tags hold any topic word (the partial GIN index on the title vector),
+ * else whose text does (the search vector's index): the first matches found, ranked by how well
+ * their title matches, the best four with their accepted answers, in one statement. The work is
+ * capped (a common word matches thousands of posts): 100 title matches are ranked; a text match
+ * reads the large, out-of-line search vectors, so only the first 20 are taken.
+ */
 async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
-  const attempts = [words.slice(0, 4), words.slice(0, 2), words.slice(0, 1)].filter((a, i, all) => a.length && (i === 0 || a.length < all[i - 1]!.length));
-  let found: { id: number; title: string }[] = [];
-  for (const attempt of attempts) {
-    const hits = await searchPosts(db, { keywords: attempt.join(' ').slice(0, 100), sort: 'relevance', page: 1, limit: 4 });
-    if (hits.list.length) { found = hits.list; break; }
-  }
-  if (!found.length) return [];
-  const ids = found.map((p) => p.id);
-  const [posts, answers] = await Promise.all([
-    db.select({ id: askPost.id, body: askPost.body, accepted: askPost.acceptedReplyId }).from(askPost).where(inArray(askPost.id, ids)),
-    db.select({ id: askReply.id, postId: askReply.postId, body: askReply.body }).from(askReply)
-      .innerJoin(askPost, and(eq(askPost.acceptedReplyId, askReply.id), eq(askPost.id, askReply.postId)))
-      .where(and(inArray(askReply.postId, ids), eq(askReply.status, 'published'))),
-  ]);
+  const query = anyOf(words);
+  if (!query) return [];
+  const q = sql`${query}::tsquery`;
+  type Row = { id: number; title: string; body: string; answerId: number | null; answer: string | null };
+  const find = async (vector: typeof askPost.titleVector | typeof askPost.searchVector, cap: number): Promise<Row[]> => rowsOf<Row>(await db.execute(sql`
+    with m as materialized (
+      select ${askPost.id} as id, ${askPost.title} as title, ${askPost.acceptedReplyId} as accepted, ts_rank(${askPost.titleVector}, ${q}) as r
+      from ${askPost} where ${askPost.status} = 'published' and ${vector} @@ ${q} limit ${cap}
+    ), top as (select * from m order by r desc, id desc limit 4)
+    select top.id, top.title, p.body, r.id as "answerId", r.body as answer
+    from top join ${askPost} p on p.id = top.id
+    left join ${askReply} r on r.id = top.accepted and r.post_id = top.id and r.status = 'published'
+    order by top.r desc, top.id desc`));
+  let found = await find(askPost.titleVector, 100);
+  if (!found.length) found = await find(askPost.searchVector, 20);
   const out: Passage[] = [];
   found.forEach((p, i) => {
-    const post = posts.find((r) => r.id === p.id);
-    const answer = answers.find((a) => a.postId === p.id);
     const score = 1 - i * 0.1;
-    if (answer) out.push({ kind: 'answer', title: p.title, heading: '', url: `/ask/info/${p.id}#reply-${answer.id}`, text: plainText(answer.body), score: score + 0.2 });
-    if (post) out.push({ kind: 'post', title: p.title, heading: '', url: `/ask/info/${p.id}`, text: plainText(post.body), score });
+    if (p.answerId && p.answer) out.push({ kind: 'answer', title: p.title, heading: '', url: `/ask/info/${p.id}#reply-${p.answerId}`, text: plainText(p.answer), score: score + 0.2 });
+    out.push({ kind: 'post', title: p.title, heading: '', url: `/ask/info/${p.id}`, text: plainText(p.body), score });
   });
   return out;
 }

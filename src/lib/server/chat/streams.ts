@@ -6,15 +6,39 @@ import { createResumableStreamContext, type Publisher, type ResumableStreamConte
 import type { Runtime } from '../runtime';
 import { serverHighlight } from '../../markdown/highlight.server';
 import { RetrievalCache } from './retrieve';
+import { allModels, type ChatModelConfig } from './models';
 
 const STOP_CHANNEL = 'chat:stop';
+/** How long a visitor's finished reply stays recoverable (the resumable stream's own lifetime). */
+const FINISHED_SECONDS = 24 * 60 * 60;
+/** Finished replies kept in this process without Redis. */
+const FINISHED_MAX = 2000;
+/**
+ * Models are read again at least this often: the CLI's changes drop them through the bus, but a
+ * CLI process beside a PostgreSQL site without Redis (or a change made in SQL) is not on it.
+ */
+const MODELS_TTL_MS = 2_000;
+
+/** Who a running reply belongs to, to find it by its chat without the database. */
+export interface RunningReply { replyId: string; chatId: string; userId: number; ip: string }
+
+/** A visitor's finished reply, kept so a reload after its end shows it (their chats live in the browser). */
+export interface FinishedReply { replyId: string; chatId: string; userId: number; ip: string; parentId: string; text: string; metadata: Record<string, unknown> }
 
 export interface ChatStreams {
   context: ResumableStreamContext;
   /** Passages per question, dropped when docs, forum or site settings change (here and, through the bus, everywhere). */
   retrieval: RetrievalCache;
+  /** The connected models (the environment's and the stored ones), cached until they change. */
+  models(): Promise<ChatModelConfig[]>;
   /** Registers a running reply; the returned function unregisters it. */
-  track(replyId: string, controller: AbortController): () => void;
+  track(reply: RunningReply, controller: AbortController): () => void;
+  /** The reply this instance is writing in a chat, if any. */
+  runningIn(chatId: string): RunningReply | null;
+  /** Keeps a visitor's finished reply for a day (in Redis when there is one). */
+  remember(reply: FinishedReply): Promise<void>;
+  /** The last finished reply kept for a chat. */
+  recall(chatId: string): Promise<FinishedReply | null>;
   /** Stops a reply wherever it runs. */
   stop(replyId: string): Promise<void>;
   /** How many replies this instance is generating. */
@@ -81,22 +105,47 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
   void serverHighlight().catch(() => undefined);
   const closers: (() => Promise<unknown>)[] = [];
   let context: ResumableStreamContext;
+  let redis: import('ioredis').Redis | null = null;
   if (runtime.config.redisUrl) {
     const { Redis } = await import('ioredis');
     const publisher = new Redis(runtime.config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
     const subscriber = new Redis(runtime.config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
     await Promise.all([publisher.connect(), subscriber.connect()]);
     closers.push(async () => { publisher.disconnect(); subscriber.disconnect(); });
+    redis = publisher;
     const { createResumableStreamContext: redisContext } = await import('resumable-stream/ioredis');
     context = redisContext({ waitUntil: null, publisher, subscriber, keyPrefix: `${runtime.config.redisPrefix}chat-stream` });
   } else {
     context = createResumableStreamContext({ waitUntil: null, ...memoryPubSub(), keyPrefix: 'chat-stream' });
   }
   const controllers = new Map<string, AbortController>();
+  const running = new Map<string, RunningReply>();
   const retrieval = new RetrievalCache();
+  let models: { at: number; value: Promise<ChatModelConfig[]> } | null = null;
   const offInvalidate = runtime.pageCache.onInvalidate((tags) => {
     if (tags.some((t) => t === 'ask' || t === 'md' || t === 'site')) retrieval.clear();
+    if (tags.some((t) => t === 'chat' || t === 'site')) models = null;
   });
+  const finishedKey = (chatId: string): string => `${runtime.config.redisPrefix}chat-finished:${chatId}`;
+  const finished = new Map<string, { value: string; expires: number }>();
+  let kv: { set(key: string, value: string): Promise<unknown>; get(key: string): Promise<string | null> };
+  if (redis) {
+    const client = redis;
+    kv = { set: (key, value) => client.set(key, value, 'EX', FINISHED_SECONDS), get: (key) => client.get(key) };
+  } else {
+    kv = {
+      async set(key, value) {
+        finished.delete(key);
+        finished.set(key, { value, expires: Date.now() + FINISHED_SECONDS * 1000 });
+        while (finished.size > FINISHED_MAX) finished.delete(finished.keys().next().value!);
+      },
+      async get(key) {
+        const hit = finished.get(key);
+        if (!hit || hit.expires < Date.now()) { finished.delete(key); return null; }
+        return hit.value;
+      },
+    };
+  }
   const unsubscribe = runtime.bus.subscribe(STOP_CHANNEL, (message) => {
     const id = (message as { id?: string }).id;
     if (id) controllers.get(id)?.abort('stop');
@@ -104,9 +153,31 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
   const streams: ChatStreams = {
     context,
     retrieval,
-    track(replyId, controller) {
-      controllers.set(replyId, controller);
-      return () => { if (controllers.get(replyId) === controller) controllers.delete(replyId); };
+    models() {
+      if (!models || Date.now() - models.at > MODELS_TTL_MS) {
+        const value = allModels(runtime.db, runtime.config.chat.model);
+        const entry = { at: Date.now(), value };
+        models = entry;
+        value.catch(() => { if (models === entry) models = null; });
+      }
+      return models.value;
+    },
+    track(reply, controller) {
+      controllers.set(reply.replyId, controller);
+      running.set(reply.chatId, reply);
+      return () => {
+        if (controllers.get(reply.replyId) === controller) controllers.delete(reply.replyId);
+        if (running.get(reply.chatId) === reply) running.delete(reply.chatId);
+      };
+    },
+    runningIn: (chatId) => running.get(chatId) ?? null,
+    async remember(reply) {
+      await kv.set(finishedKey(reply.chatId), JSON.stringify(reply));
+    },
+    async recall(chatId) {
+      const raw = await kv.get(finishedKey(chatId));
+      if (!raw) return null;
+      try { return JSON.parse(raw) as FinishedReply; } catch { return null; }
     },
     async stop(replyId) {
       controllers.get(replyId)?.abort('stop');
@@ -117,6 +188,7 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
       unsubscribe();
       offInvalidate();
       retrieval.clear();
+      finished.clear();
       for (const c of controllers.values()) c.abort('shutdown');
       for (const close of closers) await close();
     },

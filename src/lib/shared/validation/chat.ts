@@ -27,6 +27,12 @@ export const SendInput = z.object({
 
 export const ChatIdInput = z.object({ id: chatId });
 
+/** Resuming: `after` is the last message the page has when it is a question waiting for its answer. */
+export const ResumeInput = z.object({ id: chatId, after: chatId.optional() });
+
+/** The branch a member picked (‹ 1/2 ›): the last message of the branch to show. */
+export const BranchInput = z.object({ id: chatId, leafId: chatId });
+
 export const RenameInput = z.object({
   id: chatId,
   title: z.string().trim().min(1, { error: 'validation.required' }).max(100, { error: 'field.format' }).refine(noControl, { error: 'field.format' }),

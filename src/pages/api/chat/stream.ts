@@ -1,11 +1,11 @@
 import { api, readInput } from '../../../lib/server/http';
-import { ChatIdInput } from '../../../lib/shared/validation/chat';
+import { ResumeInput } from '../../../lib/shared/validation/chat';
 import { askerOf } from '../../../lib/server/chat/api';
 import { resumeReply } from '../../../lib/server/chat/reply';
 
-/** Resumes the reply still being written in a chat; 204 when there is none. */
+/** Resumes the reply still being written in a chat (or a visitor's that finished meanwhile, see resumeReply); 204 when there is none. */
 export const GET = api(async (ctx) => {
-  const { id } = await readInput(ctx, ChatIdInput);
-  const response = await resumeReply(ctx.locals.runtime, askerOf(ctx), id);
+  const { id, after } = await readInput(ctx, ResumeInput);
+  const response = await resumeReply(ctx.locals.runtime, askerOf(ctx), id, after);
   return response ?? new Response(null, { status: 204 });
 });
