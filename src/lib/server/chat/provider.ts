@@ -1,5 +1,6 @@
 // Talking to an OpenAI-compatible model, and what its failures mean to the asker.
 import { APICallError } from 'ai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ChatModelConfig } from './models';
 
 export type ProviderFailure = 'auth' | 'rateLimit' | 'timeout' | 'context' | 'unreachable' | 'server' | 'cut';
@@ -39,44 +40,30 @@ export interface Generation {
 }
 
 /**
- * Starts a streamed completion (OpenAI chat-completions with `stream: true`); the signal aborts the
- * upstream request. The chat is text only, so this is a fetch and an SSE line parser: the AI SDK's
- * `streamText` and its `@ai-sdk/openai-compatible` model cost ~11 ms of CPU per 100-chunk reply more
- * (a chain of transform streams and a zod validation of every chunk), which 100 replies streaming
- * at once on one core could not afford (bench/RESULTS.md, AI chat). Errors keep the SDK's shape
- * (`APICallError`), so failureOf() reads them the same way.
+ * Starts a streamed completion; the signal aborts the upstream request. The chat is text only (no
+ * tools, steps or structured output), so it talks to the AI SDK's OpenAI-compatible model directly
+ * (`doStream`, the provider interface `streamText` is built on): `streamText`'s own layers (a tee,
+ * step and tool handling, a chain of transform streams per chunk) cost ~0.1 ms per chunk, which
+ * 100 replies streaming at once on one core could not afford (bench/RESULTS.md, AI chat).
  */
 export async function generate(model: ChatModelConfig, instructions: string, messages: { role: 'user' | 'assistant'; text: string }[], signal: AbortSignal): Promise<Generation> {
-  const url = `${model.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const body = { model: model.modelId, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: instructions }, ...messages.map((m) => ({ role: m.role, content: m.text }))] };
-  const res = await fetch(url, { method: 'POST', signal, headers: { 'content-type': 'application/json', ...(model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {}) }, body: JSON.stringify(body) });
-  if (!res.ok || !res.body) {
-    const text = await res.text().catch(() => '');
-    throw new APICallError({ message: text.slice(0, 500), url, requestBodyValues: {}, statusCode: res.status, responseBody: text });
-  }
+  const provider = createOpenAICompatible({ name: 'atrium', baseURL: model.baseUrl, apiKey: model.apiKey || undefined, includeUsage: true });
+  const lm = provider.chatModel(model.modelId);
+  type Prompt = Parameters<typeof lm.doStream>[0]['prompt'];
+  const prompt: Prompt = [
+    { role: 'system', content: instructions },
+    ...messages.map((m): Prompt[number] => (m.role === 'user'
+      ? { role: 'user', content: [{ type: 'text', text: m.text }] }
+      : { role: 'assistant', content: [{ type: 'text', text: m.text }] })),
+  ];
+  const { stream } = await lm.doStream({ prompt, abortSignal: signal, includeRawChunks: false });
   let usage: Usage | null = null;
   let failure: unknown = null;
-  const stream = res.body;
   async function* deltas(): AsyncIterable<string> {
-    const decoder = new TextDecoder();
-    let buf = '';
-    for await (const bytes of stream) {
-      buf += decoder.decode(bytes, { stream: true });
-      let nl: number;
-      let out = '';
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (!line.startsWith('data:')) continue;
-        const data = line.slice(5).trim();
-        if (data === '[DONE]') continue;
-        const chunk = JSON.parse(data) as { choices?: { delta?: { content?: string } }[]; usage?: { prompt_tokens?: number; completion_tokens?: number }; error?: unknown };
-        if (chunk.error) { failure = chunk.error; return; }
-        const c = chunk.choices?.[0]?.delta?.content;
-        if (c) out += c;
-        if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
-      }
-      if (out) yield out;
+    for await (const part of stream) {
+      if (part.type === 'text-delta') yield part.delta;
+      else if (part.type === 'finish') usage = { inputTokens: part.usage.inputTokens.total, outputTokens: part.usage.outputTokens.total };
+      else if (part.type === 'error') { failure = part.error; return; }
     }
   }
   return { deltas: deltas(), usage: () => usage, error: () => failure };
