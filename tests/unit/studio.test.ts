@@ -117,7 +117,7 @@ describe('money and schemas', () => {
     const issues = (value: unknown): Record<string, string> => Object.fromEntries(
       (ModuleInput.safeParse(value).error?.issues ?? []).map((i) => [String(i.path[0]), i.message]),
     );
-    const bad = issues({ uid: '1x', name: 'x', description: '', category: 'nope', price: '1.999', score_price: -1, cover: 'https://evil.example/a.png' });
+    const bad = issues({ uid: '1x', name: 'x', description: '', category: 'nope', price: '1.999', score_price: -1, cover: 'javascript:alert(1)' });
     expect(bad).toMatchObject({
       uid: 'devstudio.error.uid', name: 'devstudio.error.name', description: 'devstudio.error.description', category: 'devstudio.error.category',
       price: 'devstudio.error.price', score_price: 'devstudio.error.scorePrice', cover: 'devstudio.error.image',
