@@ -2,6 +2,7 @@ import { api, ok, readInput, AppError } from '../../../lib/server/http';
 import { requireSection } from '../../../lib/server/admin/guard';
 import { memberDetail } from '../../../lib/server/admin/members';
 import { MemberIdInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** One member: profile, group, balance and points logs, open sessions. */
 export const GET = api(async (ctx) => {
@@ -10,4 +11,9 @@ export const GET = api(async (ctx) => {
   const detail = await memberDetail(ctx.locals.runtime.db, id);
   if (!detail) throw new AppError('admin.member.notFound', { status: 404 });
   return ok(detail);
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS, input: MemberIdInput },
 });

@@ -4,6 +4,7 @@ import { cloudContext, probeImage, uploadLimit } from '../../../lib/server/uploa
 import { cloudFileReply, finishCloudUpload } from '../../../lib/server/upload/cloud-store';
 import { CallbackInput } from '../../../lib/shared/validation/upload';
 import { translator } from '../../../lib/i18n';
+import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 
 /**
  * `POST /api/Cos/callback` (and `/api/s3/callback`): records a finished direct upload after the
@@ -17,4 +18,9 @@ export const POST = api(async (ctx) => {
   const { rules, store } = await cloudContext(ctx.locals.runtime);
   const row = await finishCloudUpload(ctx.locals.runtime.db, store, member.id, input, rules, probeImage);
   return ok({ file: cloudFileReply(row, store) }, translator(ctx.locals.apiLocale, 'upload')('upload.success'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(MEMBERS, 'refused'), input: CallbackInput },
 });

@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { requireDeveloper, saveModule } from '../../../lib/server/market/studio';
 import { ModuleInput } from '../../../lib/shared/validation/studio';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
 
 /** Creates a module (a draft), or saves an edit of one of the developer's own when `id` is given. */
 export const POST = api(async (ctx) => {
@@ -16,4 +17,9 @@ export const POST = api(async (ctx) => {
   // A listed module's page and the market lists show the new text at once.
   if (result.status === 'published' || result.status === 'delisted') await runtime.pageCache.invalidate(['modules']);
   return ok(result, translateAny(apiLocale, result.created ? 'devstudio.module.created' : 'devstudio.module.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...DEVELOPERS, developer: 'notfound', input: ModuleInput },
 });

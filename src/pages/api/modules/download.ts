@@ -8,6 +8,7 @@ import { moduleTag } from '../../../lib/server/market/catalog';
 import { packageFile } from '../../../lib/server/market/packages';
 import { REVIEW_RULE } from '../../../lib/server/market/review';
 import { DownloadInput } from '../../../lib/shared/validation/market';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /**
  * A module's package as an attachment, authorised per request (free module, paid order within its
@@ -35,4 +36,9 @@ export const GET = api(async (ctx) => {
       'x-content-type-options': 'nosniff',
     },
   });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS, other: 'refused', moderator: 'refused', input: DownloadInput },
 });

@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, uploadLimit } from '../../../lib/server/upload/cloud-api';
 import { cloudFileReply, planCloudUpload } from '../../../lib/server/upload/cloud-store';
 import { PrepareInput } from '../../../lib/shared/validation/upload';
+import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 
 /**
  * Before a direct upload: the file passes the upload rules and the daily quota; a file this member
@@ -18,4 +19,9 @@ export const POST = api(async (ctx) => {
   const plan = await planCloudUpload(ctx.locals.runtime.db, store, member.id, input, rules, { browserStarts: cloud.mode === 'cos' });
   if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
   return ok({ driver: cloud.mode, key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(MEMBERS, 'refused'), input: PrepareInput },
 });
