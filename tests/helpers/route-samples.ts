@@ -3,12 +3,17 @@
 // from. A route without a sample fails the matrix, as one without a declaration does.
 import type { Actor } from '../../src/lib/shared/access';
 import { PRIVATE, type AuthzSite } from './authz-site';
+import { png, zip } from './files';
 
 export interface Sample {
-  /** GET: the query string. */
+  /** The query string (GET; POST too with `file`). */
   query?: Record<string, string | number>;
   /** POST: the JSON body. */
   body?: unknown;
+  /** POST: a multipart body with this file part instead. */
+  file?: { field: string; name: string; type: string; data: Buffer };
+  /** A reply that stays open (server-sent events): read its head only. */
+  stream?: boolean;
 }
 type Make = (fx: AuthzSite, actor: Actor) => Sample;
 export type Samples = Record<string, Partial<Record<'GET' | 'POST' | 'ALL', Make>>>;
@@ -166,6 +171,13 @@ export const SAMPLES: Samples = {
   '/api/user/checkIn': { GET: q({}), POST: b({ tab: 'login', username: 'carol', password: 'wrong-password', keep: false }) },
   '/api/user/logout': { POST: b({}) },
   '/api/user/resetPassword': { POST: b({ token: 'not-a-reset-token', password: 'another-pass1' }) },
+
+  // Answered by the Node server itself (src/server/raw-access.ts).
+  '/api/ajax/upload': { POST: (_fx, a) => ({ query: { driver: 'local', topic: 'matrix' }, file: { field: 'file', name: `${a}.png`, type: 'image/png', data: png(2, 2, ACTOR_SEQ[a]) } }) },
+  '/api/developer/package': {
+    POST: (_fx, a) => ({ file: { field: 'file', name: `pkg-${a}.zip`, type: 'application/zip', data: zip([{ name: 'module.json', data: Buffer.from(`{"uid":"pkg-${a}"}`) }]) } }),
+  },
+  '/api/interaction/stream': { GET: () => ({ stream: true }) },
 };
 
 /**

@@ -12,7 +12,7 @@ import { postJson, raw, startServer, type RawResponse, type TestServer } from '.
 import { TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { PASSWORD, PRIVATE, USERNAMES, prepareAuthzSite, type AuthzSite } from '../helpers/authz-site';
 import { LAST, SAMPLES } from '../helpers/route-samples';
-import { loadRoutes, methodsOf, send, type ApiRoute } from '../helpers/api-routes';
+import { loadRoutes, methodsOf, rawApiPaths, send, type ApiRoute } from '../helpers/api-routes';
 
 let server: TestServer;
 let fx: AuthzSite;
@@ -76,6 +76,8 @@ describe('the authorization matrix', () => {
       for (const [method] of methodsOf(r.access)) if (!SAMPLES[r.key]?.[method]) problems.push(`${r.key} ${method}: no sample in tests/helpers/route-samples.ts`);
     }
     for (const key of Object.keys(SAMPLES)) if (!routes.some((r) => r.key === key)) problems.push(`${key}: a sample for a route that does not exist`);
+    // Paths the Node server answers before Astro: declared in src/server/raw-access.ts (or an Astro route too).
+    for (const path of rawApiPaths()) if (!routes.some((r) => r.url === path)) problems.push(`${path}: answered in src/server/ without a declaration in src/server/raw-access.ts`);
     expect(problems).toEqual([]);
   });
 

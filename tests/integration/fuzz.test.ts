@@ -13,7 +13,8 @@ import { postJson, raw, startServer, type RawResponse, type TestServer } from '.
 import { TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { PASSWORD, USERNAMES, prepareAuthzSite, type AuthzSite } from '../helpers/authz-site';
 import { SAMPLES, type Sample } from '../helpers/route-samples';
-import { loadRoutes, methodsOf, type ApiRoute } from '../helpers/api-routes';
+import { head, loadRoutes, methodsOf, send, type ApiRoute } from '../helpers/api-routes';
+import { multipart, png } from '../helpers/files';
 import { arbitraryOf, hostile, HOSTILE_STRINGS } from '../helpers/zod-arbitrary';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 24);
@@ -44,7 +45,7 @@ afterAll(async () => {
 });
 
 /** Replies that are not JSON when they succeed: a CSV, a package, an event stream, "no reply running". */
-const FILE_ROUTES = new Set(['/api/account/balanceExport', '/api/modules/download', '/api/chat/send', '/api/chat/stream']);
+const FILE_ROUTES = new Set(['/api/account/balanceExport', '/api/modules/download', '/api/chat/send', '/api/chat/stream', '/api/interaction/stream']);
 /** Calls whose success ends the caller's session or takes the administrators' rights away: sent without a session, or last. */
 const AS_VISITOR = new Set(['/api/user/logout', '/api/common/refreshToken']);
 const LAST = new Set(['/api/admin/groups', '/api/admin/memberStatus', '/api/admin/memberGroup', '/api/admin/memberReset', '/api/account/changePassword', '/api/modules/uninstall']);
@@ -62,7 +63,19 @@ function actorFor(key: string, decl: MethodAccess): Actor {
 type Attack =
   | { kind: 'json'; value: unknown }
   | { kind: 'body'; body: string | Buffer; type?: string }
-  | { kind: 'query'; qs: string };
+  | { kind: 'query'; qs: string }
+  | { kind: 'upload'; qs: string; body: Buffer; type: string }
+  | { kind: 'headers'; headers: Record<string, string> };
+
+/** Hostile session, language and forwarding headers on the sample call. */
+const HEADER_ATTACKS: Attack[] = [
+  { kind: 'headers', headers: { 'ba-user-token': 'x'.repeat(4000) } },
+  { kind: 'headers', headers: { 'ba-user-token': "' OR 1=1 --", 'think-lang': '../../etc/passwd' } },
+  { kind: 'headers', headers: { 'ba-user-token': 'eyJhbGciOiJub25lIn0.eyJ1aWQiOjJ9.', 'think-lang': 'xx' } },
+  { kind: 'headers', headers: { cookie: 'ba-user-token=%ff%00; ba-lang=__proto__; ba-user-refresh-token=a; ba-user-refresh-token=b' } },
+  { kind: 'headers', headers: { cookie: `ba-user-token=${'a'.repeat(3000)}`, 'accept-language': 'zz;q=abc, en;q=NaN' } },
+  { kind: 'headers', headers: { 'x-forwarded-for': '1.2.3.4, <script>', 'x-forwarded-proto': 'gopher', 'last-event-id': '-1' } },
+];
 
 /** encodeURIComponent, with a lone surrogate sent as the bytes it would be (invalid UTF-8). */
 const enc = (s: string): string => {
@@ -91,7 +104,43 @@ function mutated(base: Record<string, unknown>): fc.Arbitrary<unknown> {
 
 const BAD_UTF8 = Buffer.concat([Buffer.from('{"content":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xe2, 0x82]), Buffer.from('","id":"\xff"}', 'latin1')]);
 
+/** Uploads: malformed multipart bodies and file parts. */
+function multipartAttacks(base: Sample): fc.Arbitrary<Attack> {
+  const qs = qsOf(base.query ?? {});
+  const file = base.file!;
+  const form = (f: Partial<typeof file>, fields: Record<string, string> = {}): Attack => {
+    const m = multipart({ ...file, ...f }, fields);
+    return { kind: 'upload', qs, body: m.body, type: m.type };
+  };
+  const good = multipart(file);
+  const boundary = good.type.split('boundary=')[1]!;
+  return fc.constantFrom<Attack>(
+    form({ name: '../../../etc/passwd' }),
+    form({ name: 'a\u0000.png' }),
+    form({ name: `${'x'.repeat(5000)}.png` }),
+    form({ name: '<img src=x onerror=alert(1)>.png' }),
+    form({ name: 'a.php.png', type: 'application/x-php' }),
+    form({ data: Buffer.alloc(0) }),
+    form({ data: Buffer.from('GIF89a not really') }),
+    form({ data: png(1, 1).subarray(0, 30) }),
+    form({ field: 'other' }),
+    form({}, { topic: '../../x', driver: 'cos' }),
+    { kind: 'upload', qs, body: good.body.subarray(0, good.body.length - 10), type: good.type },
+    { kind: 'upload', qs, body: good.body, type: 'multipart/form-data; boundary=wrong' },
+    { kind: 'upload', qs, body: good.body, type: 'multipart/form-data' },
+    { kind: 'upload', qs, body: Buffer.concat([good.body.subarray(0, good.body.length - boundary.length - 8), good.body]), type: good.type },
+    { kind: 'upload', qs: `${qs}&driver=%00&topic=${'t'.repeat(300)}`, body: good.body, type: good.type },
+    { kind: 'upload', qs: 'driver[]=local&driver[]=cos', body: good.body, type: good.type },
+    { kind: 'upload', qs, body: Buffer.from('{"file":"a.png"}'), type: 'application/json' },
+  );
+}
+
 function rawAttacks(method: AccessMethod, base: Sample): fc.Arbitrary<Attack> {
+  return fc.oneof({ weight: 3, arbitrary: requestAttacks(method, base) }, { weight: 1, arbitrary: fc.constantFrom(...HEADER_ATTACKS) });
+}
+
+function requestAttacks(method: AccessMethod, base: Sample): fc.Arbitrary<Attack> {
+  if (base.file) return multipartAttacks(base);
   const body = JSON.stringify(base.body ?? {});
   const qs = qsOf(base.query ?? {});
   if (method === 'GET') {
@@ -135,7 +184,7 @@ function casesFor(r: ApiRoute, method: AccessMethod, decl: MethodAccess, actor: 
   const arb = fc.oneof(
     { weight: 3, arbitrary: fromSchema.map((value): Attack => ({ kind: 'json', value })) },
     { weight: 2, arbitrary: mutated(baseValue as Record<string, unknown>).map((value): Attack => ({ kind: 'json', value })) },
-    { weight: 2, arbitrary: rawAttacks(method, base) },
+    { weight: base.file ? 8 : 2, arbitrary: rawAttacks(method, base) },
     { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_STRINGS).map((s): Attack => ({ kind: 'json', value: Object.fromEntries(Object.keys(baseValue as object).map((k) => [k, s])) })) },
   );
   let seed = SEED;
@@ -146,6 +195,13 @@ function casesFor(r: ApiRoute, method: AccessMethod, decl: MethodAccess, actor: 
 function request(r: ApiRoute, method: AccessMethod, attack: Attack, token: string | undefined): Promise<RawResponse> {
   const headers: Record<string, string> = { 'think-lang': 'en', ...(token ? { 'ba-user-token': token } : {}) };
   const get = method === 'GET';
+  const stream = SAMPLES[r.key]![method]!(fx, 'member').stream;
+  if (attack.kind === 'headers') {
+    const sample = SAMPLES[r.key]![method]!(fx, 'member');
+    return send(server.url, r.url, method, sample, undefined, { 'think-lang': 'en', ...attack.headers });
+  }
+  if (stream) return head(server.url, `${r.url}?${attack.kind === 'query' ? attack.qs : qsOf(attack.kind === 'json' ? attack.value : {})}`, headers);
+  if (attack.kind === 'upload') return raw(server.url, `${r.url}?${attack.qs}`, { method: 'POST', headers: { ...headers, 'content-type': attack.type }, body: attack.body });
   if (attack.kind === 'query') return raw(server.url, `${r.url}?${attack.qs}`, { headers });
   if (attack.kind === 'json') {
     if (get) return raw(server.url, `${r.url}?${qsOf(attack.value)}`, { headers });
@@ -155,7 +211,8 @@ function request(r: ApiRoute, method: AccessMethod, attack: Attack, token: strin
 }
 
 const describeAttack = (a: Attack): string => {
-  const text = a.kind === 'json' ? JSON.stringify(a.value) : a.kind === 'query' ? `?${a.qs}` : `${a.type ?? 'json'} ${Buffer.isBuffer(a.body) ? a.body.toString('latin1') : a.body}`;
+  if (a.kind === 'headers') return JSON.stringify(a.headers).slice(0, 160);
+  const text = a.kind === 'json' ? JSON.stringify(a.value) : a.kind === 'query' ? `?${a.qs}` : a.kind === 'upload' ? `?${a.qs} ${a.type} ${a.body.toString('latin1')}` : `${a.type ?? 'json'} ${Buffer.isBuffer(a.body) ? a.body.toString('latin1') : a.body}`;
   return (text ?? String(text)).slice(0, 160);
 };
 
