@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTORS, type AccessMethod, type Actor, type MethodAccess } from '../../src/lib/shared/access';
-import { postJson, raw, startServer, type RawResponse, type TestServer } from '../helpers/server';
+import { freshPostgres, postJson, raw, startServer, type RawResponse, type TestServer } from '../helpers/server';
 import { TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { PASSWORD, USERNAMES, prepareAuthzSite, type AuthzSite } from '../helpers/authz-site';
 import { SAMPLES, type Sample } from '../helpers/route-samples';
@@ -19,6 +19,7 @@ import { arbitraryOf, hostile, HOSTILE_STRINGS } from '../helpers/zod-arbitrary'
 
 const CASES = Number(process.env.FUZZ_CASES ?? 24);
 const SEED = Number(process.env.FUZZ_SEED ?? 17);
+// More cases, another seed or PostgreSQL for a longer hunt: FUZZ_CASES=200 FUZZ_SEED=5 FUZZ_POSTGRES=1.
 
 let server: TestServer;
 let fx: AuthzSite;
@@ -29,9 +30,11 @@ const tokens: Partial<Record<Actor, string>> = {};
 beforeAll(async () => {
   dataDir = mkdtempSync(join(TMP, 'fuzz-'));
   cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
-  [fx, routes] = await Promise.all([prepareAuthzSite({ DATA_DIR: dataDir }), loadRoutes()]);
+  // FUZZ_POSTGRES=1: against PostgreSQL (TEST_DATABASE_URL) instead of PGlite.
+  const databaseUrl = process.env.FUZZ_POSTGRES === '1' ? await freshPostgres() : undefined;
+  [fx, routes] = await Promise.all([prepareAuthzSite({ DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }), loadRoutes()]);
   // Small enough that an oversize body is met too (413 with the envelope).
-  server = await startServer({ dataDir, env: { API_RATE_LIMIT: '1000000', MAX_BODY_BYTES: String(256 * 1024) } });
+  server = await startServer({ dataDir, env: { API_RATE_LIMIT: '1000000', MAX_BODY_BYTES: String(256 * 1024), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
   for (const actor of ACTORS) {
     if (actor === 'visitor') continue;
     const res = await postJson(server.url, '/api/user/checkIn', { tab: 'login', username: USERNAMES[actor], password: PASSWORD, keep: false });
