@@ -19,7 +19,7 @@ type Make = (fx: AuthzSite, actor: Actor) => Sample;
 export type Samples = Record<string, Partial<Record<'GET' | 'POST' | 'ALL', Make>>>;
 
 /** A valid mainland ID number (GB 11643 check digit) of sequence `seq`, a different one per actor. */
-function idNumber(seq: number): string {
+export function idNumber(seq: number): string {
   const body = `11010519800101${String(seq).padStart(3, '0')}`;
   const weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
   const sum = [...body].reduce((s, d, i) => s + Number(d) * weights[i]!, 0);
