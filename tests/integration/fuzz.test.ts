@@ -171,6 +171,8 @@ function requestAttacks(method: AccessMethod, base: Sample): fc.Arbitrary<Attack
     { kind: 'body', body: body.replace(/"([^"]*)"/, '"$1\\ud800"') },
     { kind: 'body', body: `{"__proto__":{"admin":true},${body.slice(1)}` },
     { kind: 'body', body: '{"a":'.repeat(3000) },
+    { kind: 'body', body: `${'['.repeat(60_000)}${']'.repeat(60_000)}` },
+    { kind: 'body', body: `${'{"a":'.repeat(20_000)}"\\u0000"${'}'.repeat(20_000)}` },
     { kind: 'body', body: 'x'.repeat(300 * 1024) },
     { kind: 'body', body, type: 'text/plain' },
     { kind: 'body', body: 'a=1&b=2', type: 'application/x-www-form-urlencoded' },
