@@ -1,8 +1,8 @@
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 import { api, ok, readInput, AppError } from '../../../lib/server/http';
 import { requireSection } from '../../../lib/server/admin/guard';
 import { memberDetail } from '../../../lib/server/admin/members';
 import { MemberIdInput } from '../../../lib/shared/validation/admin';
-import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** One member: profile, group, balance and points logs, open sessions. */
 export const GET = api(async (ctx) => {
@@ -15,5 +15,5 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
-  GET: { ...ADMINS, input: MemberIdInput },
+  GET: { ...ADMINS },
 });

@@ -1,10 +1,10 @@
+import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, probeImage, uploadLimit } from '../../../lib/server/upload/cloud-api';
 import { cloudFileReply, finishCloudUpload } from '../../../lib/server/upload/cloud-store';
 import { CallbackInput } from '../../../lib/shared/validation/upload';
 import { translator } from '../../../lib/i18n';
-import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 
 /**
  * `POST /api/Cos/callback` (and `/api/s3/callback`): records a finished direct upload after the

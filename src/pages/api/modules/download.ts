@@ -1,3 +1,4 @@
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -8,7 +9,6 @@ import { moduleTag } from '../../../lib/server/market/catalog';
 import { packageFile } from '../../../lib/server/market/packages';
 import { REVIEW_RULE } from '../../../lib/server/market/review';
 import { DownloadInput } from '../../../lib/shared/validation/market';
-import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /**
  * A module's package as an attachment, authorised per request (free module, paid order within its
