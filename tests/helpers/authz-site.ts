@@ -27,7 +27,7 @@ import { packageFile } from '../../src/lib/server/market/packages';
 import { moduleText } from '../../src/lib/server/market/text';
 import { requestInvoice } from '../../src/lib/server/account/invoices';
 import {
-  askCategory, askReport, developerEarning, developerWithdrawal, messages, module, moduleOrder, moduleVersion, notice, user, userGroup, userRule,
+  askCategory, askReport, attachment, developerEarning, developerWithdrawal, messages, module, moduleOrder, moduleVersion, notice, user, userGroup, userRule,
 } from '../../src/lib/server/db/schema';
 import { ACTORS, type Actor } from '../../src/lib/shared/access';
 import type { Db } from '../../src/lib/server/db/client';
@@ -62,6 +62,9 @@ export interface AuthzSite {
   moduleId: number;
   reviewId: number;
   draftId: number;
+  /** devone's own draft, and a package alice uploaded (devone may not use it on his module). */
+  devDraftId: number;
+  packageId: number;
   /** Carol's paid order of alice's module (alice is the developer) and alice's own order of devone's. */
   devModuleUid: string;
   aliceOrderId: number;
@@ -91,7 +94,7 @@ async function makeModule(db: Db, runtime: Pick<Runtime, 'config'>, uid: string,
   const t = now();
   const text = await moduleText({ name: uid, summary: 'A test module', tags: [], description: 'Does one thing well.' });
   const [row] = await db.insert(module).values({
-    uid, developerId, name: `Module ${uid}${status === 'draft' ? ` ${PRIVATE}` : ''}`, summary: 'A test module', description: 'Does one thing well.', category: 'tools',
+    uid, developerId, name: `Module ${uid}${status === 'draft' && uid.startsWith('alice') ? ` ${PRIVATE}` : ''}`, summary: 'A test module', description: 'Does one thing well.', category: 'tools',
     price, scorePrice: price ? 300 : 0, status, latestVersion: status === 'published' ? '1.0.0' : '', publishTime: status === 'published' ? t - 10 : 0, createTime: t, updateTime: t, ...text,
   }).returning({ id: module.id });
   if (status === 'published') {
@@ -169,6 +172,12 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
 
     const moduleId = await makeModule(db, rt, 'alice-paid', alice.id, 1_990, 'published');
     const draftId = await makeModule(db, rt, 'alice-draft', alice.id, 0, 'draft');
+    const devDraftId = await makeModule(db, rt, 'devone-draft', devone.id, 0, 'draft');
+    // A module package alice uploaded (private attachment): only her versions may use it.
+    const [pkg] = await db.insert(attachment).values({
+      topic: 'package', userId: alice.id, url: 'test/alice-draft-1.0.0.zip', name: 'alice-draft-1.0.0.zip', size: 20, mimetype: 'application/zip',
+      storage: 'private', sha1: 'b'.repeat(40), createTime: now(), lastUploadTime: now(),
+    }).returning({ id: attachment.id });
     await makeModule(db, rt, 'devone-paid', devone.id, 990, 'published');
     await makeModule(db, rt, 'alice-pkg', alice.id, 2_990, 'published');
     await buyModule(db, { userId: devone.id, uid: 'alice-pkg', payType: 'balance', nonce: 'matrix-devone-2' } as never);
@@ -196,7 +205,7 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
     });
     return {
       ids, postId, replyId, postOf, messageOf, unreadOf, chatOf, chatId,
-      moduleUid: 'alice-paid', moduleId, reviewId: review.id, draftId, devModuleUid: 'devone-paid', packageUid: 'alice-pkg', aliceOrderId: (await db.select({ id: moduleOrder.id }).from(moduleOrder).where(eq(moduleOrder.orderNo, order.orderNo)))[0]!.id,
+      moduleUid: 'alice-paid', moduleId, reviewId: review.id, draftId, devDraftId, packageId: pkg!.id, devModuleUid: 'devone-paid', packageUid: 'alice-pkg', aliceOrderId: (await db.select({ id: moduleOrder.id }).from(moduleOrder).where(eq(moduleOrder.orderNo, order.orderNo)))[0]!.id,
       invoiceId, withdrawalId: w!.id, reportOf, otherReportOf, noticeId: n!.id, categoryId, book, indexRevision: index.revisionId, pageOf, doomedPageOf, savedPageOf, moderatorGroup: modGroup!.id,
     };
   } finally {

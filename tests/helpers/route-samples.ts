@@ -119,7 +119,8 @@ export const SAMPLES: Samples = {
     GET: q({}),
     POST: (_fx, a) => ({ body: { real_name: '李四', id_number: idNumber(ACTOR_SEQ[a]), mobile: '13800138000', email: 'apply@example.com', province: '11', city: '1101', intro: 'I write modules for a living' } }),
   },
-  '/api/developer/version': { POST: (fx) => ({ body: { module_id: fx.draftId, version: '1.0.0', changelog: 'First', package_id: 999_999 } }) },
+  // The other developer names alice's package on a draft of his own.
+  '/api/developer/version': { POST: (fx, a) => ({ body: { module_id: a === 'developer' ? fx.devDraftId : fx.draftId, version: '1.0.0', changelog: 'First', package_id: fx.packageId } }) },
   '/api/developer/withdraw': { POST: b({ amount: '100', account: 'ICBC 6222 0000 1111' }) },
   '/api/developer/withdrawals': { GET: q({}) },
 

@@ -22,5 +22,5 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
-  POST: { ...DEVELOPERS, member: 'refused', developer: 'notfound', input: VersionInput },
+  POST: { ...DEVELOPERS, developer: 'notfound', input: VersionInput },
 });
