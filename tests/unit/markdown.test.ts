@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderMarkdown, type RenderOptions } from '../../src/lib/markdown/render';
 import { serverHighlight } from '../../src/lib/markdown/highlight.server';
+import { PAGE_PAYLOADS, liveInjections } from '../helpers/xss';
 
 let highlighted: RenderOptions;
 beforeAll(async () => { highlighted = { highlight: await serverHighlight() }; }, 30_000);
@@ -51,6 +52,12 @@ describe('markdown rendering is inert (XSS suite)', () => {
   it.each(PAYLOADS)('%s', (payload) => {
     expectInert(renderMarkdown(payload).html);
     expectInert(renderMarkdown(payload, highlighted).html);
+  });
+
+  // The page corpus (tests/integration/xss-pages.test.ts) through the renderer alone.
+  it.each(PAGE_PAYLOADS)('page payload %s', (payload) => {
+    expectInert(renderMarkdown(payload).html);
+    expect(liveInjections(renderMarkdown(payload, highlighted).html)).toEqual([]);
   });
 
   it('keeps the text of what it refuses, escaped', () => {

@@ -2,6 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { module, moduleOrder, moduleReview, user } from '../db/schema';
 import { AppError } from '../http';
+import { Code } from '../../shared/codes';
 import { displayNameSql } from '../account/users';
 import { notify } from '../messages/notify';
 import { hasDownloaded } from './orders';
@@ -102,7 +103,8 @@ export async function replyReview(db: Db, input: { userId: number; reviewId: num
   const [row] = await db.select({ id: moduleReview.id, reviewer: moduleReview.userId, reply: moduleReview.reply, developerId: module.developerId, uid: module.uid, name: module.name })
     .from(moduleReview).innerJoin(module, eq(module.id, moduleReview.moduleId)).where(eq(moduleReview.id, input.reviewId)).limit(1);
   if (!row) throw new AppError('market.reviewNotFound');
-  if (row.developerId !== input.userId) throw new AppError('market.replyNotAllowed');
+  // Not the caller's module: the permission refusal every other route answers (code 401).
+  if (row.developerId !== input.userId) throw new AppError('market.replyNotAllowed', { code: Code.noPermission });
   const updated = await db.update(moduleReview).set({ reply: input.content, replyTime: Math.floor(Date.now() / 1000) })
     .where(and(eq(moduleReview.id, row.id), eq(moduleReview.reply, ''))).returning({ id: moduleReview.id });
   if (!updated.length) throw new AppError('market.replyOnce');

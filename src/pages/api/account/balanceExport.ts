@@ -6,6 +6,7 @@ import { requireRule } from '../../../lib/server/auth/guard';
 import { userMoneyLog } from '../../../lib/server/db/schema';
 import { formatMoney } from '../../../lib/server/account/users';
 import { formatDate } from '../../../lib/shared/date';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** A CSV cell: quoted, and never read as a formula by spreadsheet programs. */
 function cell(value: string): string {
@@ -28,4 +29,9 @@ export const GET = api(async (ctx) => {
       'cache-control': 'no-store',
     },
   });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS },
 });

@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { changePassword } from '../../../lib/server/account/users';
 import { ChangePasswordInput } from '../../../lib/shared/validation/account';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 
 /** Changes the password; every other session of the member ends. */
 export const POST = api(async (ctx) => {
@@ -10,4 +11,9 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, ChangePasswordInput);
   await changePassword(ctx.locals.runtime, member.id, ctx.locals.session?.family ?? null, input.oldPassword, input.newPassword);
   return ok(null, translateAny(ctx.locals.apiLocale, 'account.passwordChanged'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(MEMBERS, 'refused'), input: ChangePasswordInput },
 });

@@ -5,6 +5,7 @@ import { formatMoney } from '../../../lib/server/account/users';
 import { PageInput } from '../../../lib/server/account/ledger-api';
 import { InvoiceInput } from '../../../lib/shared/validation/account';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS, OWNER } from '../../../lib/shared/access';
 
 /** The member's own invoice requests and the amount still invoiceable. */
 export const GET = api(async (ctx) => {
@@ -20,4 +21,10 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, InvoiceInput);
   const id = await requestInvoice(ctx.locals.runtime.db, member.id, input);
   return ok({ id }, translateAny(ctx.locals.apiLocale, 'account.invoiceRequested'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS, input: PageInput },
+  POST: { ...OWNER, input: InvoiceInput },
 });

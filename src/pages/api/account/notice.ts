@@ -4,6 +4,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { markNoticesRead, noticePage } from '../../../lib/server/account/notices';
 import { PageInput } from '../../../lib/server/account/ledger-api';
 import { INT_MAX } from '../../../lib/shared/validation/common';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 export const ReadInput = z.object({ ids: z.array(z.number().int().positive().max(INT_MAX)).min(1).max(100) }).strict();
 
@@ -19,4 +20,10 @@ export const POST = api(async (ctx) => {
   const member = requireUser(ctx);
   const { ids } = await readInput(ctx, ReadInput);
   return ok({ marked: await markNoticesRead(ctx.locals.runtime.db, member.id, ids) });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS, input: PageInput },
+  POST: { ...MEMBERS, input: ReadInput },
 });

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { user } from '../../../lib/server/db/schema';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 export const StarInput = z.object({ starred: z.boolean() }).strict();
 
@@ -15,4 +16,9 @@ export const POST = api(async (ctx) => {
     .where(eq(user.id, member.id));
   await ctx.locals.runtime.sessions.forgetUser(member.id);
   return ok(null);
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MEMBERS, input: StarInput },
 });

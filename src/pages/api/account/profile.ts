@@ -4,6 +4,7 @@ import { updateProfile } from '../../../lib/server/account/profile';
 import { toUserInfo } from '../../../lib/server/account/users';
 import { ProfileInput } from '../../../lib/shared/validation/account';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 export const GET = api(async (ctx) => {
   requireUser(ctx);
@@ -16,4 +17,10 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, ProfileInput);
   const row = await updateProfile(ctx.locals.runtime, member, input);
   return ok({ userInfo: toUserInfo(row) }, translateAny(ctx.locals.apiLocale, 'user.profile.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS },
+  POST: { ...MEMBERS, input: ProfileInput },
 });

@@ -2,6 +2,7 @@ import { api, ok } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { signIn, signInStatus } from '../../../lib/server/account/sign-in';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 export const GET = api(async (ctx) => ok(await signInStatus(ctx.locals.runtime, requireUser(ctx).id)));
 
@@ -13,4 +14,10 @@ export const POST = api(async (ctx) => {
     ? translateAny(ctx.locals.apiLocale, 'user.signIn.done', { score: result.score, streak: result.streak })
     : translateAny(ctx.locals.apiLocale, 'user.signIn.already');
   return ok(result, msg);
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS },
+  POST: { ...MEMBERS },
 });

@@ -4,6 +4,7 @@ import { requireSection } from '../../../lib/server/admin/guard';
 import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
 import { dropEditor } from '../../../lib/server/admin/content';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 const Input = z.object({ name: z.string().trim().regex(/^[A-Za-z0-9][\w.-]{0,99}$/), user_id: z.coerce.number().int().min(1).max(2_147_483_647) }).strict();
 
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   await dropEditor(ctx.locals.runtime, input.name, input.user_id);
   await recordAction(ctx.locals.runtime.db, actor, 'book:editor-remove', input.name, { editor: input.user_id }, '');
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.books.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...ADMINS, input: Input },
 });

@@ -4,6 +4,7 @@ import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
 import { booksForAdmin, saveBook } from '../../../lib/server/admin/content';
 import { BookInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Every book with its owner, editors and visibility. */
 export const GET = api(async (ctx) => {
@@ -18,4 +19,10 @@ export const POST = api(async (ctx) => {
   const change = await saveBook(ctx.locals.runtime, input);
   await recordAction(ctx.locals.runtime.db, actor, 'book:edit', input.name, change.before, change.after);
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.books.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS },
+  POST: { ...ADMINS, input: BookInput },
 });

@@ -7,6 +7,7 @@ import { translateAny } from '../../../lib/i18n';
 import { groupList } from '../../../lib/server/admin/members';
 import { userGroup } from '../../../lib/server/db/schema';
 import { AppError } from '../../../lib/server/http';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 const Input = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647), rules: z.string().max(20_000).regex(/^(\d{1,9}(,\d{1,9})*)?$/) }).strict();
 
@@ -30,4 +31,10 @@ export const POST = api(async (ctx) => {
   await runtime.rules.invalidate();
   await recordAction(runtime.db, actor, 'group:rules', group.name, group.rules, input.rules);
   return ok(null, translateAny(apiLocale, 'admin.groups.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS },
+  POST: { ...ADMINS, input: Input },
 });

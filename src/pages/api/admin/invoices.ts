@@ -5,6 +5,7 @@ import { translateAny } from '../../../lib/i18n';
 import { pendingInvoices } from '../../../lib/server/account/invoices';
 import { decideInvoiceRequest } from '../../../lib/server/admin/content';
 import { DecideInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Pending invoice requests. */
 export const GET = api(async (ctx) => {
@@ -19,4 +20,10 @@ export const POST = api(async (ctx) => {
   await decideInvoiceRequest(ctx.locals.runtime.db, input.id, input.decision === 'approve', input.remark);
   await recordAction(ctx.locals.runtime.db, actor, input.decision === 'approve' ? 'invoice:issue' : 'invoice:reject', input.id, 'pending', { remark: input.remark });
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.finance.decided'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS },
+  POST: { ...ADMINS, input: DecideInput },
 });

@@ -1,3 +1,4 @@
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 import { api, ok, readInput, AppError } from '../../../lib/server/http';
 import { requireSection } from '../../../lib/server/admin/guard';
 import { memberDetail } from '../../../lib/server/admin/members';
@@ -10,4 +11,9 @@ export const GET = api(async (ctx) => {
   const detail = await memberDetail(ctx.locals.runtime.db, id, login_page);
   if (!detail) throw new AppError('admin.member.notFound', { status: 404 });
   return ok(detail);
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS },
 });

@@ -6,6 +6,7 @@ import { findById } from '../../../lib/server/account/users';
 import { resetLinkPath } from '../../../lib/server/admin/setup';
 import { MemberIdInput } from '../../../lib/shared/validation/admin';
 import { AppError } from '../../../lib/server/http';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** A one-time password-reset link for a member (valid a day), to pass on to them. */
 export const POST = api(async (ctx) => {
@@ -16,4 +17,9 @@ export const POST = api(async (ctx) => {
   const url = new URL(await resetLinkPath(ctx.locals.runtime, id), ctx.url.origin).href;
   await recordAction(ctx.locals.runtime.db, actor, 'member:reset-link', id, '', 'link made');
   return ok({ url }, translateAny(ctx.locals.apiLocale, 'admin.member.resetLinkDone', { url }));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...ADMINS, input: MemberIdInput },
 });

@@ -4,6 +4,7 @@ import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
 import { setMemberStatus } from '../../../lib/server/admin/members';
 import { MemberStatusInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Disables a member (ending their sessions) or enables them again. */
 export const POST = api(async (ctx) => {
@@ -12,4 +13,9 @@ export const POST = api(async (ctx) => {
   const change = await setMemberStatus(ctx.locals.runtime, input.id, input.status);
   await recordAction(ctx.locals.runtime.db, actor, 'member:status', input.id, change.before, change.after);
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...ADMINS, input: MemberStatusInput },
 });

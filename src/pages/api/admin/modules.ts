@@ -5,6 +5,7 @@ import { translateAny } from '../../../lib/i18n';
 import { SITE_MODULES, installedModules } from '../../../lib/server/modules/installs';
 import { toggleModule } from '../../../lib/server/admin/content';
 import { ModuleInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Site modules this codebase ships and which are installed. */
 export const GET = api(async (ctx) => {
@@ -20,4 +21,10 @@ export const POST = api(async (ctx) => {
   const result = await toggleModule(ctx.locals.runtime, input.uid, input.install === 1, member.id);
   await recordAction(ctx.locals.runtime.db, actor, input.install ? 'module:install' : 'module:uninstall', input.uid, '', result);
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.modules.done'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS },
+  POST: { ...ADMINS, input: ModuleInput },
 });

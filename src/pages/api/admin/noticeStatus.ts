@@ -4,6 +4,7 @@ import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
 import { setNoticeStatus } from '../../../lib/server/admin/content';
 import { NoticeStatusInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Unpublishes a notice (status 0) or publishes it again (1). */
 export const POST = api(async (ctx) => {
@@ -12,4 +13,9 @@ export const POST = api(async (ctx) => {
   const before = await setNoticeStatus(ctx.locals.runtime.db, input.id, input.status);
   await recordAction(ctx.locals.runtime.db, actor, 'notice:status', input.id, before, input.status);
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...ADMINS, input: NoticeStatusInput },
 });

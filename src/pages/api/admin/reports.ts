@@ -6,6 +6,7 @@ import { translateAny } from '../../../lib/i18n';
 import { reportPage } from '../../../lib/server/ask/moderation';
 import { closeReport } from '../../../lib/server/admin/content';
 import { ReportCloseInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, MODERATORS } from '../../../lib/shared/access';
 
 const ListInput = z.object({ status: z.enum(['open', 'resolved', 'dismissed']).default('open'), page: z.coerce.number().int().min(1).max(10_000).default(1) });
 
@@ -23,4 +24,10 @@ export const POST = api(async (ctx) => {
   const target = await closeReport(ctx.locals.runtime, member.id, input.id, input.action);
   await recordAction(ctx.locals.runtime.db, actor, `report:${input.action}`, input.id, 'open', target);
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.reports.closed'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MODERATORS, input: ListInput },
+  POST: { ...MODERATORS, input: ReportCloseInput },
 });

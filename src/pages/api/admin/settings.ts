@@ -4,6 +4,7 @@ import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
 import { saveSettings, settingFields, settingGroups } from '../../../lib/server/admin/settings';
 import { SettingsInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Every setting `config:*` manages, grouped, with its default. */
 export const GET = api(async (ctx) => {
@@ -19,4 +20,10 @@ export const POST = api(async (ctx) => {
   const changed = await saveSettings(ctx.locals.runtime, ctx.locals.apiLocale, values);
   for (const [name, [before, after]] of Object.entries(changed)) await recordAction(ctx.locals.runtime.db, actor, 'config:set', name, before, after);
   return ok({ changed: Object.keys(changed) }, translateAny(ctx.locals.apiLocale, 'admin.settings.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS },
+  POST: { ...ADMINS, input: SettingsInput },
 });

@@ -4,6 +4,7 @@ import { requireSection } from '../../../lib/server/admin/guard';
 import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
 import { email } from '../../../lib/shared/validation/account';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 const Input = z.object({ to: email }).strict();
 
@@ -17,4 +18,9 @@ export const POST = api(async (ctx) => {
   await runtime.mailer.sendMail({ to, subject: translateAny(apiLocale, 'admin.settings.testSubject'), text: translateAny(apiLocale, 'admin.settings.testBody') });
   await recordAction(runtime.db, actor, 'mail:test', to);
   return ok(null, translateAny(apiLocale, runtime.mailer.outbox ? 'admin.settings.testOutbox' : 'admin.settings.testSent'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...ADMINS, input: Input },
 });

@@ -5,6 +5,7 @@ import { translateAny } from '../../../lib/i18n';
 import { pendingWithdrawals } from '../../../lib/server/market/studio';
 import { decideWithdrawalRequest } from '../../../lib/server/admin/content';
 import { DecideInput } from '../../../lib/shared/validation/admin';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Pending developer withdrawals. */
 export const GET = api(async (ctx) => {
@@ -19,4 +20,10 @@ export const POST = api(async (ctx) => {
   const done = await decideWithdrawalRequest(ctx.locals.runtime.db, input.id, input.decision === 'approve', input.remark);
   await recordAction(ctx.locals.runtime.db, actor, input.decision === 'approve' ? 'withdraw:pay' : 'withdraw:reject', input.id, 'pending', { amount: done.amount, remark: input.remark });
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.finance.decided'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS },
+  POST: { ...ADMINS, input: DecideInput },
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { api, envelope, readInput } from '../../../lib/server/http';
 import { Code } from '../../../lib/shared/codes';
 import { cities, districts, provinces } from '../../../lib/server/area/area';
+import { routeAccess, ANYONE } from '../../../lib/shared/access';
 
 // An empty parameter counts as absent, as in BuildAdmin. Other parameters (the client's `uuid`,
 // which only defeats request de-duplication) are ignored.
@@ -23,4 +24,9 @@ export const GET = api(async (ctx) => {
   const locale = ctx.locals.apiLocale;
   const data = province === undefined ? provinces(locale) : city === undefined ? cities(province, locale) : districts(province, city, locale);
   return envelope({ code: Code.ok, msg: '', data }, 200, CACHE);
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ANYONE, input: Input },
 });

@@ -4,6 +4,7 @@ import { toggleCollect } from '../../../lib/server/ask/interactions';
 import { writeLimit } from '../../../lib/server/ask/access';
 import { PostIdInput } from '../../../lib/shared/validation/ask';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** Adds a post to the member's collection, or removes it. */
 export const POST = api(async (ctx) => {
@@ -15,4 +16,9 @@ export const POST = api(async (ctx) => {
   const result = await toggleCollect(runtime.db, member.id, post_id);
   await runtime.pageCache.invalidate(['ask']);
   return ok(result, translateAny(apiLocale, result.collected ? 'ask.collect.done' : 'ask.collect.undone'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MEMBERS, input: PostIdInput },
 });

@@ -4,6 +4,7 @@ import { getPost } from '../../../lib/server/ask/posts';
 import { listReplies, viewerState } from '../../../lib/server/ask/replies';
 import { viewerOf } from '../../../lib/server/ask/access';
 import { INT_MAX } from '../../../lib/shared/validation/common';
+import { routeAccess, ANYONE } from '../../../lib/shared/access';
 
 const Input = z.object({ id: z.coerce.number().int().positive().max(INT_MAX), page: z.coerce.number().int().min(1).max(10_000).default(1) });
 
@@ -19,4 +20,9 @@ export const GET = api(async (ctx) => {
     viewer ? viewerState(runtime.db, id, viewer.id) : Promise.resolve({ myVote: 0, collected: false }),
   ]);
   return ok({ ...detail, replies, ...state });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ANYONE, input: Input },
 });

@@ -3,6 +3,7 @@ import { requireRule } from '../../../lib/server/auth/guard';
 import { MODERATE_RULE, moderatePost } from '../../../lib/server/ask/moderation';
 import { ModerateInput } from '../../../lib/shared/validation/ask';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MODERATORS } from '../../../lib/shared/access';
 
 /** Hide, show, delete, restore, pin, feature or move a post: members whose group holds `ask/moderate`. */
 export const POST = api(async (ctx) => {
@@ -12,4 +13,9 @@ export const POST = api(async (ctx) => {
   await moderatePost(runtime.db, member.id, input);
   await runtime.pageCache.invalidate(['ask']);
   return ok(null, translateAny(apiLocale, 'ask.moderated'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MODERATORS, input: ModerateInput },
 });

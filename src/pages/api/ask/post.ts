@@ -7,6 +7,7 @@ import { askCategory, askPost } from '../../../lib/server/db/schema';
 import type { Db } from '../../../lib/server/db/client';
 import { PostInput } from '../../../lib/shared/validation/ask';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** Publishes a post, or saves an edit when `id` is given (the author or a moderator). */
 export const POST = api(async (ctx) => {
@@ -41,3 +42,8 @@ async function isAnnouncementCategory(db: Db, id: number): Promise<boolean> {
   const [row] = await db.select({ type: askCategory.type }).from(askCategory).where(eq(askCategory.id, id));
   return row?.type === 'announcement';
 }
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'ok', admin: 'ok', input: PostInput },
+});

@@ -4,6 +4,7 @@ import { removeTarget } from '../../../lib/server/ask/moderation';
 import { viewerOf } from '../../../lib/server/ask/access';
 import { TargetInput } from '../../../lib/shared/validation/ask';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** Deletes a post or reply: its author or a moderator. The data stays (soft delete). */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   const { postId } = await removeTarget(runtime.db, viewer!, input.type, input.id);
   await runtime.pageCache.invalidate(['ask']);
   return ok({ post_id: postId }, translateAny(apiLocale, 'ask.removed'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'ok', admin: 'ok', input: TargetInput },
 });

@@ -6,6 +6,7 @@ import { requireEditor, sameSubmission, writeLimit } from '../../../lib/server/a
 import { askReply } from '../../../lib/server/db/schema';
 import { ReplyInput } from '../../../lib/shared/validation/ask';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** Replies to a post, or comments on a reply (`parent_id`). */
 export const POST = api(async (ctx) => {
@@ -23,4 +24,9 @@ export const POST = api(async (ctx) => {
   const { id } = await createReply(runtime.db, member.id, input);
   await runtime.pageCache.invalidate(['ask']);
   return ok({ id, post_id: input.post_id }, translateAny(apiLocale, 'ask.reply.sent'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MEMBERS, input: ReplyInput },
 });

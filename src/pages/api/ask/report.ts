@@ -4,6 +4,7 @@ import { report } from '../../../lib/server/ask/moderation';
 import { writeLimit } from '../../../lib/server/ask/access';
 import { ReportInput } from '../../../lib/shared/validation/ask';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** A member reports a post or reply to the moderators. */
 export const POST = api(async (ctx) => {
@@ -13,4 +14,9 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   await report(ctx.locals.runtime.db, member.id, input);
   return ok(null, translateAny(ctx.locals.apiLocale, 'ask.report.sent'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MEMBERS, input: ReportInput },
 });

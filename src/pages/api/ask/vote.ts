@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { vote } from '../../../lib/server/ask/interactions';
 import { writeLimit } from '../../../lib/server/ask/access';
 import { VoteInput } from '../../../lib/shared/validation/ask';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** Up or down on a post or reply; the same vote again takes it back. */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   const result = await vote(runtime.db, member.id, input.type, input.id, input.value as 1 | -1);
   await runtime.pageCache.invalidate(['ask']);
   return ok({ my_vote: result.myVote, score: result.score });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MEMBERS, input: VoteInput },
 });

@@ -3,6 +3,7 @@ import { SendInput } from '../../../lib/shared/validation/chat';
 import { askerOf } from '../../../lib/server/chat/api';
 import { sendReply } from '../../../lib/server/chat/reply';
 import { chatSettings } from '../../../lib/server/chat/settings';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** Asks a question: answers the AI SDK UI message stream (text/event-stream). */
 export const POST = api(async (ctx) => {
@@ -13,4 +14,10 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   const input = await readInput(ctx, SendInput);
   return sendReply(ctx.locals.runtime, asker, input);
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  // A visitor's chat is not stored: the id names nobody's conversation.
+  POST: { ...OWNER, visitor: 'ok', input: SendInput },
 });

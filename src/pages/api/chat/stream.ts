@@ -2,10 +2,17 @@ import { api, readInput } from '../../../lib/server/http';
 import { ResumeInput } from '../../../lib/shared/validation/chat';
 import { askerOf } from '../../../lib/server/chat/api';
 import { resumeReply } from '../../../lib/server/chat/reply';
+import { routeAccess, ANYONE } from '../../../lib/shared/access';
 
 /** Resumes the reply still being written in a chat (or a visitor's that finished meanwhile, see resumeReply); 204 when there is none. */
 export const GET = api(async (ctx) => {
   const { id, after } = await readInput(ctx, ResumeInput);
   const response = await resumeReply(ctx.locals.runtime, askerOf(ctx), id, after);
   return response ?? new Response(null, { status: 204 });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  // Resumes only the caller's own running reply: others get 204, none running.
+  GET: { ...ANYONE, input: ChatIdInput },
 });

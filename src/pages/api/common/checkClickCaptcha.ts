@@ -4,6 +4,7 @@ import { checkClickCaptcha, CLICK_MESSAGE } from '../../../lib/server/captcha/cl
 import { captchaRateLimit } from '../../../lib/server/captcha/guard';
 import { translator } from '../../../lib/i18n';
 import { Code } from '../../../lib/shared/codes';
+import { routeAccess, ANYONE, as } from '../../../lib/shared/access';
 
 // An unknown or malformed id is answered like an expired captcha, not as a field error: both mean
 // "draw a new one" to the client.
@@ -24,4 +25,9 @@ export const POST = api(async (ctx) => {
   const result = await checkClickCaptcha(ctx.locals.runtime.db, id, info, unset);
   const t = translator(ctx.locals.apiLocale, 'captcha');
   return envelope({ code: result === 'ok' ? Code.ok : Code.error, msg: t(CLICK_MESSAGE[result]), data: null });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(ANYONE, 'refused'), input: CheckClickCaptchaInput },
 });

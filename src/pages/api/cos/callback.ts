@@ -1,3 +1,4 @@
+import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, probeImage, uploadLimit } from '../../../lib/server/upload/cloud-api';
@@ -28,4 +29,9 @@ export const POST = api(async (ctx) => {
   }
   const row = await finishCloudUpload(runtime.db, store, member.id, input, rules, probeImage);
   return ok({ file: cloudFileReply(row, store) }, translator(apiLocale, 'upload')('upload.success'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(MEMBERS, 'refused'), input: CallbackInput },
 });

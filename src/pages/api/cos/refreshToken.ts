@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext } from '../../../lib/server/upload/cloud-api';
 import { memberPrefix } from '../../../lib/server/upload/cloud-settings';
 import { issueCosCredentials } from '../../../lib/server/upload/cos';
+import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 
 /**
  * `GET /api/Cos/refreshToken`: temporary COS credentials for the member's own prefix only
@@ -14,4 +15,9 @@ export const GET = api(async (ctx) => {
   if (limited) return limited;
   const { cloud } = await cloudContext(ctx.locals.runtime, 'cos');
   return ok(await issueCosCredentials(cloud, memberPrefix(member.id)));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...as(MEMBERS, 'refused') },
 });

@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { delistModule, requireDeveloper } from '../../../lib/server/market/studio';
 import { ModuleIdInput } from '../../../lib/shared/validation/studio';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
 
 /** Takes one of the developer's published modules off the market. */
 export const POST = api(async (ctx) => {
@@ -15,4 +16,9 @@ export const POST = api(async (ctx) => {
   await delistModule(runtime.db, member.id, id);
   await runtime.pageCache.invalidate(['modules']);
   return ok({ id, status: 'delisted' }, translateAny(apiLocale, 'devstudio.module.delisted'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...DEVELOPERS, developer: 'notfound', input: ModuleIdInput },
 });

@@ -3,6 +3,7 @@ import { viewerTimeZone } from '../../../lib/server/site/time-zone';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { formatMoney } from '../../../lib/server/account/users';
 import { earningsSummary, monthlyEarnings, requireDeveloper, withdrawMinimum } from '../../../lib/server/market/studio';
+import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
 
 /** Earnings after commission (yuan strings) and points, the last twelve months, and the smallest withdrawal. */
 export const GET = api(async (ctx) => {
@@ -20,4 +21,9 @@ export const GET = api(async (ctx) => {
     monthly: monthly.map((m) => ({ month: m.month, amount: formatMoney(m.cents) })),
     withdrawMin: formatMoney(min),
   });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...DEVELOPERS },
 });

@@ -4,6 +4,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { formatMoney } from '../../../lib/server/account/users';
 import { requireDeveloper, salesPage } from '../../../lib/server/market/studio';
 import { SalesInput } from '../../../lib/shared/validation/studio';
+import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
 
 /**
  * The developer's sales with filters (status, pay_type, from/to days, q = order number or buyer),
@@ -26,4 +27,9 @@ export const GET = api(async (ctx) => {
       score: totals.score,
     },
   });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...DEVELOPERS, input: SalesInput },
 });

@@ -4,6 +4,7 @@ import { requireDeveloper, saveModule } from '../../../lib/server/market/studio'
 import { cloudImages } from '../../../lib/server/upload/cloud-api';
 import { ModuleInput } from '../../../lib/shared/validation/studio';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
 
 /** Creates a module (a draft), or saves an edit of one of the developer's own when `id` is given. */
 export const POST = api(async (ctx) => {
@@ -17,4 +18,9 @@ export const POST = api(async (ctx) => {
   // A listed module's page and the market lists show the new text at once.
   if (result.status === 'published' || result.status === 'delisted') await runtime.pageCache.invalidate(['modules']);
   return ok(result, translateAny(apiLocale, result.created ? 'devstudio.module.created' : 'devstudio.module.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...DEVELOPERS, developer: 'notfound', input: ModuleInput },
 });

@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { requireDeveloper, submitModule } from '../../../lib/server/market/studio';
 import { ModuleIdInput } from '../../../lib/shared/validation/studio';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
 
 /** Sends one of the developer's drafts (with at least one version) to the operators for review. */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   await submitModule(runtime.db, member.id, id);
   return ok({ id, status: 'review' }, translateAny(apiLocale, 'devstudio.module.submitted'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...DEVELOPERS, member: 'refused', developer: 'notfound', input: ModuleIdInput },
 });

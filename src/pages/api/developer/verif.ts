@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { applyDeveloper, developerOf, maskedApplication } from '../../../lib/server/market/developers';
 import { DeveloperApplyInput } from '../../../lib/shared/validation/developer';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** The member's developer application with its status and reason (ID number and mobile masked), or null. */
 export const GET = api(async (ctx) => {
@@ -19,4 +20,11 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   const row = await applyDeveloper(ctx.locals.runtime.db, member.id, input);
   return ok(maskedApplication(row, ctx.locals.apiLocale), translateAny(ctx.locals.apiLocale, 'developer.apply.sent'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS },
+  // Approved developers (the first member is one) cannot apply again.
+  POST: { ...MEMBERS, member: 'refused', developer: 'refused', input: DeveloperApplyInput },
 });

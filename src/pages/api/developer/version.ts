@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { addVersion, requireDeveloper } from '../../../lib/server/market/studio';
 import { VersionInput } from '../../../lib/shared/validation/studio';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
 
 /**
  * Adds a version to one of the developer's modules, for review: a semantic version above every
@@ -17,4 +18,9 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   const result = await addVersion(runtime.db, member.id, input);
   return ok(result, translateAny(apiLocale, 'devstudio.version.added'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...DEVELOPERS, developer: 'notfound', input: VersionInput },
 });

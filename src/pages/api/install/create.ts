@@ -5,6 +5,7 @@ import { recordLogin } from '../../../lib/server/account/login-history';
 import { setSessionCookies } from '../../../lib/server/auth/guard';
 import { InstallInput } from '../../../lib/shared/validation/admin';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, ANYONE, as } from '../../../lib/shared/access';
 
 /** First start: creates the administrator with the one-time setup token and logs them in. */
 export const POST = api(async (ctx) => {
@@ -18,4 +19,9 @@ export const POST = api(async (ctx) => {
   ]);
   setSessionCookies(ctx.cookies, session.token, session.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
   return ok({ routePath: '/admin' }, translateAny(apiLocale, 'admin.install.done'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(ANYONE, 'refused'), input: InstallInput },
 });

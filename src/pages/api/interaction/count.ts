@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { hubFor } from '../../../lib/server/messages/live';
 import { pollingInterval } from '../../../lib/server/messages/settings';
 import { CountInput } from '../../../lib/shared/validation/messages';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** The member's unread count, from memory (dropped on every instance when it changes), and how often to ask again. */
 export const GET = api(async (ctx) => {
@@ -11,4 +12,9 @@ export const GET = api(async (ctx) => {
   const { runtime } = ctx.locals;
   const [count, interval] = await Promise.all([hubFor(runtime.bus, runtime.db).count(member.id), pollingInterval(runtime.site, !!push)]);
   return ok({ count, pollingInterval: interval });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS, input: CountInput },
 });

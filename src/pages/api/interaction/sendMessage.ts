@@ -4,6 +4,7 @@ import { PRIVATE_PER_HOUR, sendPrivate } from '../../../lib/server/messages/dial
 import { SendMessageInput } from '../../../lib/shared/validation/messages';
 import { translateAny } from '../../../lib/i18n';
 import { Code } from '../../../lib/shared/codes';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** Writes privately to `user_id` (plain text, 1–2,000 characters). */
 export const POST = api(async (ctx) => {
@@ -15,4 +16,9 @@ export const POST = api(async (ctx) => {
     return envelope({ code: Code.error, msg: translateAny(apiLocale, 'messages.hourLimit', { count: PRIVATE_PER_HOUR }), data: null }, 429, { 'retry-after': String(limited.retryAfter) });
   }
   return ok(await sendPrivate(runtime.db, member, input.user_id, input.content));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MEMBERS, input: SendMessageInput },
 });

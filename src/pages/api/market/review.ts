@@ -5,6 +5,7 @@ import { decideDeveloper, developerList } from '../../../lib/server/market/devel
 import { REVIEW_RULE, decideModule, decideVersion, pendingModules } from '../../../lib/server/market/review';
 import { ReviewDecisionInput } from '../../../lib/shared/validation/developer';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, ADMINS, as } from '../../../lib/shared/access';
 
 const ListInput = z.object({ page: z.coerce.number().int().min(1).max(10_000).default(1) });
 
@@ -31,4 +32,10 @@ export const POST = api(async (ctx) => {
     await runtime.pageCache.invalidate(['modules']);
   }
   return ok(null, translateAny(apiLocale, input.approve ? 'developer.review.approved' : 'developer.review.rejected'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ADMINS, input: ListInput },
+  POST: { ...as(ADMINS, 'refused'), input: ReviewDecisionInput },
 });

@@ -4,6 +4,7 @@ import { editableBook } from '../../../lib/server/md/books';
 import { createPage, findPage } from '../../../lib/server/md/pages';
 import { CreateInput } from '../../../lib/shared/validation/md';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** Adds an empty page at the end of a parent's children (or the top level). */
 export const POST = api(async (ctx) => {
@@ -20,4 +21,9 @@ export const POST = api(async (ctx) => {
   const page = await createPage(runtime.db, { bookId: book.id, name: input.name, title: input.title, parentId, authorId: member.id, message: translateAny(apiLocale, 'md.created') });
   await runtime.pageCache.invalidate(['md']);
   return ok({ name: page.name, revision_id: page.revisionId }, translateAny(apiLocale, 'md.created'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'ok', input: CreateInput },
 });

@@ -4,6 +4,7 @@ import { editableBook } from '../../../lib/server/md/books';
 import { deletePage } from '../../../lib/server/md/pages';
 import { PageRef } from '../../../lib/shared/validation/md';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** Deletes a page that has no sub-pages. */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   await deletePage(runtime.db, book.id, input.name);
   await runtime.pageCache.invalidate(['md']);
   return ok(null, translateAny(apiLocale, 'md.deleted'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'ok', input: PageRef },
 });

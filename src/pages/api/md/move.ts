@@ -4,6 +4,7 @@ import { editableBook } from '../../../lib/server/md/books';
 import { movePage } from '../../../lib/server/md/pages';
 import { MoveInput } from '../../../lib/shared/validation/md';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** Moves a page up or down among its siblings, or under another parent (`parent` '' or null: top level). */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   await movePage(runtime.db, book.id, input.name, { direction: input.direction, ...(input.parent !== undefined ? { parent: input.parent || null } : {}) });
   await runtime.pageCache.invalidate(['md']);
   return ok(null, translateAny(apiLocale, 'md.moved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'ok', input: MoveInput },
 });

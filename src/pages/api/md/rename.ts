@@ -4,6 +4,7 @@ import { editableBook } from '../../../lib/server/md/books';
 import { renamePage } from '../../../lib/server/md/pages';
 import { RenameInput } from '../../../lib/shared/validation/md';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** Renames a page; its old address redirects to the new one. */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   await renamePage(runtime.db, book.id, input.name, input.new_name);
   await runtime.pageCache.invalidate(['md']);
   return ok({ name: input.new_name }, translateAny(apiLocale, 'md.renamed'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'ok', input: RenameInput },
 });

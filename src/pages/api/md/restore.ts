@@ -4,6 +4,7 @@ import { editableBook } from '../../../lib/server/md/books';
 import { restoreRevision } from '../../../lib/server/md/pages';
 import { RestoreInput } from '../../../lib/shared/validation/md';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** Restores an old revision of a page as a new revision. */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   const result = await restoreRevision(runtime.db, book.id, input.name, input.revision_id, member.id, `${translateAny(apiLocale, 'md.restored')} #${input.revision_id}`);
   await runtime.pageCache.invalidate(['md']);
   return ok({ revision_id: result.revisionId }, translateAny(apiLocale, 'md.restored'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'ok', input: RestoreInput },
 });

@@ -5,6 +5,7 @@ import { savePage } from '../../../lib/server/md/pages';
 import { SaveInput } from '../../../lib/shared/validation/md';
 import { Code } from '../../../lib/shared/codes';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /**
  * Saves a page from the revision the editor started from. If someone saved in between, nothing is
@@ -22,4 +23,9 @@ export const POST = api(async (ctx) => {
   }
   await runtime.pageCache.invalidate(['md']);
   return ok({ revision_id: result.revisionId }, translateAny(apiLocale, 'md.saved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'ok', input: SaveInput },
 });

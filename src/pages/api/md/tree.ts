@@ -2,6 +2,7 @@ import { AppError, api, ok, readInput } from '../../../lib/server/http';
 import { canEdit, findBook } from '../../../lib/server/md/books';
 import { pageTree } from '../../../lib/server/md/pages';
 import { BookInput } from '../../../lib/shared/validation/md';
+import { routeAccess, ANYONE } from '../../../lib/shared/access';
 
 /** A book's page tree, and whether the caller may edit it. */
 export const GET = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const GET = api(async (ctx) => {
     tree: await pageTree(runtime.db, book.id),
     can_edit: await canEdit(runtime, book, session?.row),
   });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ANYONE, input: BookInput },
 });

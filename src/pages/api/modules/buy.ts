@@ -6,6 +6,7 @@ import { BuyInput } from '../../../lib/shared/validation/market';
 import { DEFAULT_COMMISSION } from '../../../lib/shared/market';
 import { translateAny } from '../../../lib/i18n';
 import { siteTimeZone } from '../../../lib/server/site/time-zone';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** Buys a module with balance or points; a retried click with the same nonce returns the same order. */
 export const POST = api(async (ctx) => {
@@ -18,4 +19,9 @@ export const POST = api(async (ctx) => {
   return ok({
     order: { order_no: order.orderNo, status: order.status, pay_type: order.payType, amount: order.amount, pay_time: order.payTime, updates_until: order.updatesUntil },
   }, translateAny(apiLocale, 'market.paid'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MEMBERS, member: 'refused', developer: 'refused', input: BuyInput },
 });

@@ -1,3 +1,4 @@
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -48,4 +49,9 @@ export const GET = api(async (ctx) => {
       'x-content-type-options': 'nosniff',
     },
   });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS, other: 'refused', moderator: 'refused', input: DownloadInput },
 });

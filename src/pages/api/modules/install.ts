@@ -6,6 +6,7 @@ import { installModule, SITE_MODULES } from '../../../lib/server/modules/install
 import { INSTALL_RULE } from '../../../lib/server/market/review';
 import { UidInput } from '../../../lib/shared/validation/market';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Installs a site module this codebase ships (such as the editor), or updates its recorded version. */
 export const POST = api(async (ctx) => {
@@ -20,4 +21,9 @@ export const POST = api(async (ctx) => {
   // Forms that need the module (forum, docs) are rendered differently once it is there.
   await runtime.pageCache.invalidate(['modules', 'ask', 'md']);
   return ok({ installed: true, version }, translateAny(apiLocale, 'market.installed', { uid, version }));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...ADMINS, input: UidInput },
 });

@@ -2,6 +2,7 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { ordersPage } from '../../../lib/server/market/orders';
 import { PageInput } from '../../../lib/shared/validation/market';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** The member's module orders, newest first. */
 export const GET = api(async (ctx) => {
@@ -15,4 +16,9 @@ export const GET = api(async (ctx) => {
       pay_time: o.payTime, updates_until: o.updatesUntil, create_time: o.createTime, latest_version: o.latestVersion,
     })),
   });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS, input: PageInput },
 });

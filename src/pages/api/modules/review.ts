@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { saveReview } from '../../../lib/server/market/reviews';
 import { ReviewInput } from '../../../lib/shared/validation/market';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** Writes or edits the member's review of a module they bought (or downloaded, when free). */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   const result = await saveReview(runtime.db, { userId: member.id, uid: input.uid, rating: input.rating, content: input.content });
   await runtime.pageCache.invalidate(['modules']);
   return ok(result, translateAny(apiLocale, 'market.reviewSaved'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...MEMBERS, other: 'refused', developer: 'refused', moderator: 'refused', admin: 'refused', input: ReviewInput },
 });

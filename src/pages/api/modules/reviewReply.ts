@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { replyReview } from '../../../lib/server/market/reviews';
 import { ReviewReplyInput } from '../../../lib/shared/validation/market';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /** The module's developer answers a review, once. */
 export const POST = api(async (ctx) => {
@@ -14,4 +15,9 @@ export const POST = api(async (ctx) => {
   await replyReview(runtime.db, { userId: member.id, reviewId: input.review_id, content: input.content });
   await runtime.pageCache.invalidate(['modules']);
   return ok(null, translateAny(apiLocale, 'market.replied'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'denied', input: ReviewReplyInput },
 });

@@ -3,6 +3,7 @@ import { api, AppError, ok, readInput } from '../../../lib/server/http';
 import { module } from '../../../lib/server/db/schema';
 import { reviewSummary } from '../../../lib/server/market/reviews';
 import { ReviewsInput } from '../../../lib/shared/validation/market';
+import { routeAccess, ANYONE } from '../../../lib/shared/access';
 
 /** A page of a published module's reviews with the average and the distribution. */
 export const GET = api(async (ctx) => {
@@ -13,4 +14,9 @@ export const GET = api(async (ctx) => {
   const r = await reviewSummary(runtime.db, m.id, session?.row.id ?? null, page);
   const item = (i: (typeof r.list)[number]) => ({ id: i.id, rating: i.rating, content: i.content, reply: i.reply, reply_time: i.replyTime, create_time: i.createTime, user: i.user });
   return ok({ list: r.list.map(item), total: r.total, average: r.average, count: r.count, distribution: r.distribution, mine: r.mine ? item(r.mine) : null, can_review: r.canReview });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ANYONE, input: ReviewsInput },
 });

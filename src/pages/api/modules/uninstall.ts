@@ -4,6 +4,7 @@ import { uninstallModule } from '../../../lib/server/modules/installs';
 import { INSTALL_RULE } from '../../../lib/server/market/review';
 import { UidInput } from '../../../lib/shared/validation/market';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, ADMINS, as } from '../../../lib/shared/access';
 
 /** Uninstalls a site module; what needs it shows 'Please install editor' again at once. */
 export const POST = api(async (ctx) => {
@@ -13,4 +14,9 @@ export const POST = api(async (ctx) => {
   if (!(await uninstallModule(runtime.db, uid))) throw new AppError('market.notInstalled', { values: { uid } });
   await runtime.pageCache.invalidate(['modules', 'ask', 'md']);
   return ok({ installed: false, version: null }, translateAny(apiLocale, 'market.uninstalled', { uid }));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(ADMINS, 'refused'), input: UidInput },
 });

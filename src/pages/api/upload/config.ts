@@ -3,6 +3,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { parseSize } from '../../../lib/server/site/config';
 import { readCloudSettings } from '../../../lib/server/upload/cloud-settings';
 import { partSizeFor, QUEUE } from '../../../lib/shared/upload-queue';
+import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
 /** What the upload queue needs to know before it sends anything: the mode, the rules, the store's coordinates. */
 export const GET = api(async (ctx) => {
@@ -22,4 +23,9 @@ export const GET = api(async (ctx) => {
     partSize: partSizeFor(0, QUEUE.partSize),
     ...(cloud.mode === 'cos' ? { bucket: cloud.bucket, region: cloud.region, domain } : {}),
   });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS },
 });

@@ -4,6 +4,7 @@ import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, uploadLimit } from '../../../lib/server/upload/cloud-api';
 import { abortUpload, areaOfKey, completeUpload, listUploadedParts } from '../../../lib/server/upload/cloud-store';
 import { MultipartInput } from '../../../lib/shared/validation/upload';
+import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 
 /**
  * The steps of a member's multipart upload that carry no file bytes, made by the server on the
@@ -26,4 +27,9 @@ export const POST = api(async (ctx) => {
   }
   await abortUpload(store, member.id, input.key, input.uploadId, area);
   return ok({ key: input.key });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(MEMBERS, 'refused'), input: MultipartInput },
 });

@@ -5,6 +5,7 @@ import { cloudFileReply, planCloudUpload } from '../../../lib/server/upload/clou
 import { checkPackage, PACKAGE_TOPIC } from '../../../lib/server/upload/cloud-packages';
 import { requireDeveloper } from '../../../lib/server/market/studio';
 import { PrepareInput } from '../../../lib/shared/validation/upload';
+import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 
 /**
  * Before a direct upload: the file passes the upload rules and the daily quota; a file this member
@@ -30,4 +31,9 @@ export const POST = api(async (ctx) => {
   const plan = await planCloudUpload(runtime.db, store, member.id, input, rules, { browserStarts: cloud.mode === 'cos' });
   if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
   return ok({ driver: cloud.mode, key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...as(MEMBERS, 'refused'), input: PrepareInput },
 });

@@ -8,6 +8,7 @@ import { recordLogin } from '../../../lib/server/account/login-history';
 import { consumeClickCaptcha } from '../../../lib/server/captcha/click-captcha';
 import { LoginInput, RegisterInput } from '../../../lib/shared/validation/account';
 import { translateAny } from '../../../lib/i18n';
+import { routeAccess, VISITORS } from '../../../lib/shared/access';
 
 async function memberCenterOpen(ctx: Parameters<Parameters<typeof api>[0]>[0]): Promise<void> {
   if ((await ctx.locals.runtime.site.get('open_member_center', '1')) !== '1') throw new AppError('account.memberCenterClosed');
@@ -64,4 +65,10 @@ export const POST = api(async (ctx) => {
     return sessionReply(ctx, row, session, translateAny(locale, 'account.registerSucceeded'));
   }
   throw new AppError('account.unknownOperation');
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...VISITORS },
+  POST: { ...VISITORS, visitor: 'refused' },
 });

@@ -3,6 +3,7 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { endSession } from '../../../lib/server/auth/sessions';
 import { clearSessionCookie } from '../../../lib/server/auth/guard';
 import { REFRESH_COOKIE, SESSION_COOKIE } from '../../../lib/server/request-context';
+import { routeAccess, ANYONE } from '../../../lib/shared/access';
 
 // Both spellings are accepted: BuildAdmin reads `refreshToken`, its Nuxt client posts `refresh_token`.
 export const LogoutInput = z.object({ refresh_token: z.string().max(200).optional(), refreshToken: z.string().max(200).optional() }).strict();
@@ -16,4 +17,9 @@ export const POST = api(async (ctx) => {
   await endSession(runtime.db, runtime.tokenSecret, access, refresh, runtime.sessions);
   clearSessionCookie(ctx.cookies, runtime.config.siteDomain);
   return ok(null);
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...ANYONE, input: LogoutInput },
 });

@@ -2,6 +2,7 @@ import { api, ok, readInput } from '../../../../lib/server/http';
 import { listPosts } from '../../../../lib/server/ask/posts';
 import { listCategories } from '../../../../lib/server/ask/categories';
 import { ListInput } from '../../../../lib/shared/validation/ask';
+import { routeAccess, ANYONE } from '../../../../lib/shared/access';
 
 /** A page of a forum list (tab, category, tag or member) with the categories. */
 export const GET = api(async (ctx) => {
@@ -9,4 +10,9 @@ export const GET = api(async (ctx) => {
   const { db } = ctx.locals.runtime;
   const [page, categories] = await Promise.all([listPosts(db, input), listCategories(db, ctx.locals.apiLocale)]);
   return ok({ ...page, categories });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...ANYONE, input: ListInput },
 });

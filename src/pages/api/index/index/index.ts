@@ -6,6 +6,7 @@ import { siteInfo } from '../../../../lib/server/site/chrome';
 import { splitRules } from '../../../../lib/server/site/rules';
 import { toUserInfo } from '../../../../lib/server/account/users';
 import { tokenExpired } from '../../../../lib/server/auth/sessions';
+import { routeAccess, MEMBERS } from '../../../../lib/shared/access';
 
 export const IndexInput = z.object({ requiredLogin: z.enum(['0', '1']).default('0') });
 
@@ -26,4 +27,9 @@ export const GET = api(async (ctx) => {
   }
   const { rules, menus } = splitRules(await runtime.rules.forGroup(user.groupId, locale));
   return ok({ site: { ...site, userInitialize: true }, openMemberCenter, userInfo: toUserInfo(user), rules, menus });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  GET: { ...MEMBERS, input: IndexInput },
 });

@@ -1,0 +1,84 @@
+// Every API route file under src/pages/api, its URL and its access declaration (src/lib/shared/access.ts).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AccessMethod, MethodAccess, RouteAccess } from '../../src/lib/shared/access';
+import { RAW_ROUTE_ACCESS } from '../../src/server/raw-access';
+import { ROOT } from './paths';
+import { request as httpRequest } from 'node:http';
+import { collectResponse, postJson, raw, type RawResponse } from './server';
+import { multipart } from './files';
+import type { Sample } from './route-samples';
+
+export interface ApiRoute {
+  /** `/api/ask/index/index`: the file under src/pages, without `.ts` (the key of SAMPLES). */
+  key: string;
+  /** What a client calls: `/api/ask/index`. */
+  url: string;
+  file: string;
+  access: RouteAccess | undefined;
+}
+
+const API_DIR = join(ROOT, 'src/pages/api');
+
+export function routeFiles(): string[] {
+  return (readdirSync(API_DIR, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(API_DIR, f)).sort();
+}
+
+export function urlOf(key: string): string {
+  if (key.includes('[...')) return key.replace(/\/\[\.\.\.[^\]]+\]$/, '/no/such/route');
+  return key.replace(/\/index$/, '');
+}
+
+/** The route files, then the routes the Node server answers itself (src/server/raw-access.ts). */
+export async function loadRoutes(): Promise<ApiRoute[]> {
+  const files = await Promise.all(routeFiles().map(async (file) => {
+    const key = `/${relative(join(ROOT, 'src/pages'), file).replace(/\.ts$/, '').split('\\').join('/')}`;
+    const mod = (await import(pathToFileURL(file).href)) as { access?: RouteAccess };
+    return { key, url: urlOf(key), file, access: mod.access };
+  }));
+  const rawRoutes = Object.entries(RAW_ROUTE_ACCESS).map(([key, access]) => ({ key, url: key, file: join(ROOT, 'src/server/raw-access.ts'), access }));
+  return [...files, ...rawRoutes];
+}
+
+/** `/api/...` paths the Node server (src/server/*.ts) answers before Astro. */
+export function rawApiPaths(): string[] {
+  const dir = join(ROOT, 'src/server');
+  const found = new Set<string>();
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/(?:pathname ===|_PATH =) '(\/api\/[^']+)'/g)) found.add(m[1]!);
+  }
+  return [...found].sort();
+}
+
+export function methodsOf(access: RouteAccess): [AccessMethod, MethodAccess][] {
+  return (Object.entries(access) as [AccessMethod, MethodAccess][]).filter(([, m]) => m !== undefined);
+}
+
+/** Sends a sample as `actor` (by token header, as the API client does). */
+export function send(base: string, url: string, method: AccessMethod, sample: Sample, token: string | undefined, extra: Record<string, string> = {}): Promise<RawResponse> {
+  const headers: Record<string, string> = { 'think-lang': 'en', ...(token ? { 'ba-user-token': token } : {}), ...extra };
+  const qs = new URLSearchParams(Object.entries(sample.query ?? {}).map(([k, v]) => [k, String(v)])).toString();
+  const path = qs ? `${url}?${qs}` : url;
+  if (sample.stream) return head(base, path, headers);
+  if (sample.file) {
+    const form = multipart(sample.file);
+    return raw(base, path, { method: 'POST', headers: { ...headers, 'content-type': form.type }, body: form.body });
+  }
+  if (method === 'GET' || (method === 'ALL' && sample.body === undefined)) return raw(base, path, { headers });
+  return postJson(base, url, sample.body ?? {}, headers);
+}
+
+/** A GET whose reply may stay open: its status and headers, and the first chunk if it is JSON. */
+export function head(base: string, path: string, headers: Record<string, string>): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, base), { headers, agent: false }, (res) => {
+      if (String(res.headers['content-type'] ?? '').includes('json')) return collectResponse(res, resolve);
+      const text = '';
+      resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.alloc(0), text, json: () => JSON.parse(text) });
+      res.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
