@@ -27,7 +27,7 @@ import { packageFile } from '../../src/lib/server/market/packages';
 import { moduleText } from '../../src/lib/server/market/text';
 import { requestInvoice } from '../../src/lib/server/account/invoices';
 import {
-  askCategory, askReport, attachment, developerEarning, developerWithdrawal, messages, module, moduleOrder, moduleVersion, notice, user, userGroup, userRule,
+  askCategory, askReport, attachment, chatMessage, developerEarning, developerWithdrawal, messages, module, moduleOrder, moduleVersion, notice, user, userGroup, userRule,
 } from '../../src/lib/server/db/schema';
 import { ACTORS, type Actor } from '../../src/lib/shared/access';
 import type { Db } from '../../src/lib/server/db/client';
@@ -169,6 +169,8 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
     });
     const chatId = 'alicechat-kept';
     await ensureConversation(db, alice.id, chatId, `${PRIVATE} kept question`, 'assistant');
+    // Its first question: the branch the owner may choose (/api/chat/branch).
+    await db.insert(chatMessage).values({ id: 'alicechat-kept-q1', conversationId: chatId, role: 'user', text: `${PRIVATE} kept question`, createTime: now() });
 
     const moduleId = await makeModule(db, rt, 'alice-paid', alice.id, 1_990, 'published');
     const draftId = await makeModule(db, rt, 'alice-draft', alice.id, 0, 'draft');

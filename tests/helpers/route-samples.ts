@@ -70,6 +70,7 @@ export const SAMPLES: Samples = {
   '/api/admin/reports': { GET: q({}), POST: (fx, a) => ({ body: { id: fx.reportOf[a], action: 'dismiss' } }) },
   '/api/admin/settings': { GET: q({}), POST: b({ values: { site_name: 'Atrium' } }) },
   '/api/admin/testMail': { POST: b({ to: 'ops@example.com' }) },
+  '/api/admin/testSms': { POST: b({ to: '13800138000' }) },
   '/api/admin/withdrawals': { GET: q({}), POST: (fx) => ({ body: { id: fx.withdrawalId, decision: 'reject', remark: 'matrix' } }) },
 
   '/api/ajax/area': { GET: q({ province: '11' }) },
@@ -90,6 +91,7 @@ export const SAMPLES: Samples = {
   '/api/ask/view': { POST: (fx) => ({ body: { post_id: fx.postId } }) },
   '/api/ask/vote': { POST: (fx) => ({ body: { type: 'reply', id: fx.replyId, value: 1 } }) },
 
+  '/api/chat/branch': { POST: (fx) => ({ body: { id: fx.chatId, leafId: 'alicechat-kept-q1' } }) },
   '/api/chat/conversation': { GET: (fx) => ({ query: { id: fx.chatId } }) },
   '/api/chat/delete': { POST: (fx, a) => ({ body: { id: fx.chatOf[a] } }) },
   '/api/chat/list': { GET: q({}) },

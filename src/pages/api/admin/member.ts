@@ -15,5 +15,5 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
-  GET: { ...ADMINS },
+  GET: { ...ADMINS, input: MemberDetailInput },
 });

@@ -1,3 +1,4 @@
+import { routeAccess, ADMINS } from '../../../lib/shared/access';
 import { z } from 'zod';
 import { api, AppError, ok, rateLimitReply, readInput } from '../../../lib/server/http';
 import { requireSection } from '../../../lib/server/admin/guard';
@@ -26,4 +27,9 @@ export const POST = api(async (ctx) => {
   }
   await recordAction(runtime.db, actor, 'sms:test', to);
   return ok(null, translateAny(apiLocale, runtime.mailer.smsOutbox ? 'admin.settings.smsTestOutbox' : 'admin.settings.smsTestSent'));
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...ADMINS, input: Input },
 });

@@ -1,3 +1,4 @@
+import { routeAccess, OWNER } from '../../../lib/shared/access';
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { BranchInput } from '../../../lib/shared/validation/chat';
@@ -9,4 +10,9 @@ export const POST = api(async (ctx) => {
   const { id, leafId } = await readInput(ctx, BranchInput);
   await chooseBranch(ctx.locals.runtime.db, member.id, id, leafId);
   return ok({ id, leafId });
+});
+
+/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+export const access = routeAccess({
+  POST: { ...OWNER, input: BranchInput },
 });

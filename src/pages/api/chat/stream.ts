@@ -14,5 +14,5 @@ export const GET = api(async (ctx) => {
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
   // Resumes only the caller's own running reply: others get 204, none running.
-  GET: { ...ANYONE, input: ChatIdInput },
+  GET: { ...ANYONE, input: ResumeInput },
 });
