@@ -30,8 +30,10 @@ test('write, reply, accept, collect and find a post', async ({ browser }) => {
     await expect(page.getByRole('heading', { name: '请先安装编辑器' })).toBeVisible();
     await expect(page.getByRole('textbox', { name: '标题' })).toHaveCount(0);
     expect(atrium('module:install', 'editor')).toContain('Installed editor');
+    // Reloaded before another spec may uninstall it again (the market spec, under this lock).
+    await page.reload();
+    await expect(page.getByRole('textbox', { name: '标题' })).toBeVisible();
   });
-  await page.reload();
   const title = `数据库连接池配置 ${suffix}`;
   await page.getByRole('textbox', { name: '标题' }).fill(title);
   await page.getByLabel('分类').selectOption({ label: '问答' });
