@@ -40,6 +40,9 @@ export async function main(): Promise<void> {
     return;
   }
 
+  // The built site is production code: React (islands rendered on the server) reads NODE_ENV when
+  // it loads and would otherwise run its development build (~12 MB more resident, extra checks).
+  process.env.NODE_ENV ||= 'production';
   const { handler } = (await import(pathToFileURL(join(config.root, 'dist', 'server', 'entry.mjs')).href)) as { handler: AstroHandler };
   const app = createApp(runtime, handler, join(config.root, 'dist', 'client'));
   const { server } = app;
