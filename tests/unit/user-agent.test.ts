@@ -9,6 +9,8 @@ describe('describeUserAgent', () => {
     expect(describeUserAgent('Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0')).toBe('Firefox 128 · Linux');
     expect(describeUserAgent('Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/121.0.0.0 Mobile Safari/537.36')).toBe('Samsung Internet 25 · Android');
     expect(describeUserAgent('Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15')).toBe('Safari 17 · macOS');
+    expect(describeUserAgent('Mozilla/5.0 (Linux; Android 14) MicroMessenger/8.0.47 Chrome/120.0.0.0 Mobile Safari/537.36')).toBe('WeChat 8 · Android');
+    expect(describeUserAgent('Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36')).toBe('Chrome 120 · ChromeOS');
   });
 
   it('keeps tools short and unknown headers recognisable', () => {

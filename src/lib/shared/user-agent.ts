@@ -1,36 +1,24 @@
 // A User-Agent header in a few words ("Chrome 131 · Windows") for login histories; the full header
-// stays available beside it. Order matters: Edge and Opera also say Chrome, Chrome also says Safari.
-const BROWSERS: [string, RegExp][] = [
-  ['Edge', /\bEdg(?:e|A|iOS)?\/(\d+)/],
-  ['Opera', /\bOPR\/(\d+)/],
-  ['Samsung Internet', /\bSamsungBrowser\/(\d+)/],
-  ['WeChat', /\bMicroMessenger\/(\d+)/],
-  ['Firefox', /\b(?:Firefox|FxiOS)\/(\d+)/],
-  ['Headless Chrome', /\bHeadlessChrome\/(\d+)/],
-  ['Chrome', /\b(?:Chrome|CriOS)\/(\d+)/],
-  ['Safari', /\bVersion\/(\d+)[\d.]* (?:Mobile\/\S+ )?Safari\//],
-  ['curl', /^curl\/(\d+)/],
-  ['Node.js', /^node(?:-fetch)?\b|^undici\b/],
-];
+// stays available beside it. ua-parser-js reads the header; only its names are tidied for display.
+import { UAParser } from 'ua-parser-js';
 
-const SYSTEMS: [string, RegExp][] = [
-  ['Android', /\bAndroid\b/],
-  ['iOS', /\b(?:iPhone|iPad|iPod)\b/],
-  ['Windows', /\bWindows\b/],
-  ['macOS', /\bMac OS X\b|\bMacintosh\b/],
-  ['ChromeOS', /\bCrOS\b/],
-  ['Linux', /\bLinux\b/],
-];
+const BROWSER_NAMES: Record<string, string> = { 'Mobile Safari': 'Safari', 'Chrome Headless': 'Headless Chrome', 'Chrome WebView': 'Chrome' };
+const SYSTEM_NAMES: Record<string, string> = { 'Mac OS': 'macOS', 'Chromium OS': 'ChromeOS' };
+/** Command-line clients ua-parser-js leaves unnamed. */
+const TOOLS: [string, RegExp][] = [['curl', /^curl\/(\d+)/], ['Node.js', /^(?:node(?:-fetch)?|undici)\b/]];
 
 /** Browser and major version, then the system; the header's start when neither is known; '' for none. */
 export function describeUserAgent(ua: string): string {
   if (!ua) return '';
-  let browser = '';
-  for (const [name, re] of BROWSERS) {
-    const m = re.exec(ua);
-    if (m) { browser = m[1] ? `${name} ${m[1]}` : name; break; }
+  const { browser, os } = new UAParser(ua).getResult();
+  let name = browser.name ? `${BROWSER_NAMES[browser.name] ?? browser.name}${browser.major ? ` ${browser.major}` : ''}` : '';
+  if (!name) {
+    for (const [tool, re] of TOOLS) {
+      const m = re.exec(ua);
+      if (m) { name = m[1] ? `${tool} ${m[1]}` : tool; break; }
+    }
   }
-  const system = SYSTEMS.find(([, re]) => re.test(ua))?.[0] ?? '';
-  const parts = [browser, system].filter(Boolean);
+  const system = os.name ? SYSTEM_NAMES[os.name] ?? os.name : '';
+  const parts = [name, system].filter(Boolean);
   return parts.length ? parts.join(' · ') : ua.slice(0, 40);
 }
