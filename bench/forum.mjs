@@ -15,7 +15,9 @@
 //   BENCH_FORUM_POSTS (100000), BENCH_FORUM_REPLIES (5 × posts) size the data set;
 //   BENCH_FORUM_DATABASES (pglite,postgres) picks the databases; BENCH_PG_URL
 //   (postgres://postgres@127.0.0.1:5432/postgres) is the server, BENCH_FORUM_PG_DB
-//   (bench_atrium_forum) the database made on it. Its name does not start with `atrium_`: the
+//   (bench_atrium_forum) the database made on it. BENCH_FORUM_SETTLE_MS (10000): the idle before the
+//   RSS readings (footprint, issue 17: RSS settles back within 100 MB of idle after the load).
+//   The database's name does not start with `atrium_`: the
 //   integration tests' setup drops every `atrium_%` database it finds, also during a bench run.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +25,7 @@ import { request, Agent } from 'node:http';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import pg from 'pg';
-import { ROOT, TMP, cpuMs, fmtInt, get, makeDir, printTable, verdict } from './lib/common.mjs';
+import { ROOT, TMP, cpuMs, fmtInt, get, makeDir, printTable, sleep, verdict } from './lib/common.mjs';
 import { WRK, startAtrium, stopAtrium, track } from './lib/processes.mjs';
 import { HEADERS, firstVisit, printFiles } from './bytes.mjs';
 
@@ -32,6 +34,11 @@ const DATA_VERSION = 2;
 const CONCURRENCY = 10;
 const PAGE_P95_MS = 50;
 const SEARCH_P95_MS = 150;
+/** Issue 17's footprint clause: after the load, RSS settles back within this much of the idle figure. */
+const RSS_SETTLE_MB = 100;
+const SETTLE_MS = Number(process.env.BENCH_FORUM_SETTLE_MS || 10_000);
+/** Resident memory of a process in MB (its worker threads, PGlite's, included). */
+const rssMb = (pid) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const RECALL_DEPTH = 50;
 const CACHE = join(TMP, 'forum-cache');
 const MAX_AGE_DAYS = 7;
@@ -343,13 +350,19 @@ export async function forum(ctx) {
         const again = await get(probe, {}, 30_000);
         if (again.status !== 200 || again.headers['x-atrium-cache']) throw new Error(`the page cache is not off: ${again.status} x-atrium-cache=${again.headers['x-atrium-cache']}`);
         const found = await recall(server.url, manifest);
+        // Footprint (issue 17): RSS idle before the load, and once it has settled after it.
+        await sleep(SETTLE_MS);
+        const rssIdle = rssMb(server.child.pid);
         const pages = {};
         for (const [page, file] of Object.entries(paths)) {
           pages[page] = await measure(server, file, ctx);
           const r = pages[page];
           console.log(`[forum] ${kind} ${page}: ${fmtInt(r.rps)} req/s, p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${r.cpuPerRequest.toFixed(1)} ms/request, non-2xx ${r.non2xx}, errors ${r.errors}`);
         }
-        results.push({ kind, pages, recall: found });
+        await sleep(SETTLE_MS);
+        const rssAfter = rssMb(server.child.pid);
+        console.log(`[forum] ${kind} RSS: idle ${Math.round(rssIdle)} MB before the load, ${Math.round(rssAfter)} MB ${SETTLE_MS / 1000} s after it`);
+        results.push({ kind, pages, recall: found, rssIdle, rssAfter });
       } finally {
         await stopAtrium(server);
       }
@@ -373,6 +386,9 @@ export async function forum(ctx) {
       pass &&= ok;
       rows.push([r.kind, page, fmtInt(m.rps), `${m.p50.toFixed(1)} ms`, `${m.p95.toFixed(1)} ms`, `${m.p99.toFixed(1)} ms`, `${m.cpuPerRequest.toFixed(1)} ms`, m.non2xx + m.errors, `< ${budgets[page]} ms`, verdict(ok)]);
     }
+    const settled = r.rssAfter - r.rssIdle <= RSS_SETTLE_MB;
+    pass &&= settled;
+    rows.push([r.kind, 'RSS idle → settled after the load', '', `${Math.round(r.rssIdle)} MB`, `${Math.round(r.rssAfter)} MB`, '', '', '', `+≤ ${RSS_SETTLE_MB} MB`, `${verdict(settled)} +${Math.round(r.rssAfter - r.rssIdle)} MB`]);
     for (const lang of ['zh', 'en']) {
       const list = r.recall.filter((q) => q.lang === lang);
       const expected = list.reduce((a, q) => a + q.expected, 0);
