@@ -112,6 +112,23 @@ describe('site assistant', () => {
     expect(textOf(none)).toContain('/ask/post?title=qwxzvbnm');
   });
 
+  it('cites the guide in the language of the question first, the translation only after', async () => {
+    const sourcesOf = async (q: string): Promise<string[]> => {
+      const chunks = chunksOf(await (await send(question(q, undefined, 'site'))).text());
+      return (chunks[0]!.messageMetadata as { sources: { url: string }[] }).sources.map((s) => s.url);
+    };
+    const at = (urls: string[], re: RegExp): number[] => urls.flatMap((u, i) => (re.test(u) ? [i] : []));
+    const EN = /^\/md\/guide-en\//;
+    const ZH = /^\/md\/guide\//;
+    for (const [q, own, other] of [['How do I move Atrium to PostgreSQL and Redis?', EN, ZH], ['如何把 Atrium 迁移到 PostgreSQL 和 Redis？', ZH, EN]] as const) {
+      const urls = await sourcesOf(q);
+      expect(urls[0], q).toMatch(own);
+      const others = at(urls, other);
+      // Every section of the question's language comes before any of the translation.
+      if (others.length) expect(Math.max(...at(urls, own)), `${q}: ${urls.join(' ')}`).toBeLessThan(Math.min(...others));
+    }
+  });
+
   it('never cites a members-only book to a visitor, and does to a member', async () => {
     const visitor = chunksOf(await (await send(question('zanzibarite rotation', undefined, 'site'))).text());
     expect(JSON.stringify(visitor)).not.toContain('/md/insiders');

@@ -128,3 +128,13 @@ describe('RetrievalCache', () => {
     expect(loads).toBe(5);
   });
 });
+
+describe('questionLang', () => {
+  it('reads Chinese from Han characters, English otherwise', async () => {
+    const { questionLang } = await import('../../src/lib/server/chat/retrieve');
+    expect(questionLang('如何迁移到 PostgreSQL？')).toBe('zh-cn');
+    expect(questionLang('How do I move Atrium to PostgreSQL?')).toBe('en');
+    expect(questionLang('PostgreSQL 连接池')).toBe('zh-cn');
+    expect(questionLang('1234 ???')).toBe('en');
+  });
+});

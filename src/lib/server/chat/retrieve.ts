@@ -26,6 +26,14 @@ export interface RetrieveOptions {
   limit?: number;
 }
 
+/**
+ * The docs language a question reads best in: Chinese when it holds Han characters, English
+ * otherwise. Books in that language come first; a book in the other language only fills in.
+ */
+export function questionLang(question: string): 'zh-cn' | 'en' {
+  return /\p{Script=Han}/u.test(question) ? 'zh-cn' : 'en';
+}
+
 // Words that carry no topic: asking words in both languages.
 const STOP = new Set(('a an the and or but of to in on at for from by with into about how what why when where which who whom whose is are was were be been being do does did '
   + 'can could should would will shall may might must i me my we our you your it its this that these those there here please help want need get use using make '
@@ -104,19 +112,21 @@ function cut(text: string, tokens: number): string {
 
 interface Passage { kind: Source['kind']; title: string; heading: string; url: string; text: string; score: number }
 
-async function docPassages(db: Db, words: string[], member: boolean): Promise<Passage[]> {
+async function docPassages(db: Db, words: string[], member: boolean, lang: string): Promise<Passage[]> {
   const query = anyOf(words);
   if (!query) return [];
   const q = sql`${query}::tsquery`;
   const rows = await db.select({
     book: mdBook.name, page: mdPage.name, pageTitle: mdPage.title, anchor: mdSection.anchor, heading: mdSection.heading, text: mdSection.text,
-    rank: sql<number>`ts_rank(${mdSection.searchVector}, ${q})`,
+    rank: sql<number>`ts_rank(${mdSection.searchVector}, ${q})`, sameLang: sql<boolean>`${mdBook.lang} = ${lang}`,
   }).from(mdSection).innerJoin(mdPage, eq(mdPage.id, mdSection.pageId)).innerJoin(mdBook, eq(mdBook.id, mdSection.bookId))
     .where(and(sql`${mdSection.searchVector} @@ ${q}`, member ? undefined : eq(mdBook.visibility, 'public')))
-    .orderBy(desc(sql`ts_rank(${mdSection.searchVector}, ${q})`), mdSection.id).limit(6);
+    .orderBy(desc(sql`${mdBook.lang} = ${lang}`), desc(sql`ts_rank(${mdSection.searchVector}, ${q})`), mdSection.id).limit(6);
+  // A section in the question's language ranks above the forum; one in the other language (the
+  // same guide translated, usually) only below it.
   return rows.filter((r) => r.text.trim()).map((r) => ({
     kind: 'doc', title: r.pageTitle, heading: r.heading, url: `/md/${r.book}/${r.page}${r.anchor ? `#${encodeURIComponent(r.anchor)}` : ''}`,
-    text: r.text, score: Number(r.rank) * 10 + 1,
+    text: r.text, score: r.sameLang ? Number(r.rank) * 10 + 1 : Number(r.rank) * 0.1,
   }));
 }
 
@@ -184,8 +194,9 @@ export class RetrievalCache {
 export async function retrieve(db: Db, question: string, options: RetrieveOptions, cache?: RetrievalCache): Promise<Source[]> {
   const words = keywordsOf(question);
   if (!words.length) return [];
-  if (cache) return cache.get(`${options.member ? 1 : 0}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
-  const [docs, posts] = await Promise.all([docPassages(db, words, options.member), forumPassages(db, words)]);
+  const lang = questionLang(question);
+  if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
+  const [docs, posts] = await Promise.all([docPassages(db, words, options.member, lang), forumPassages(db, words)]);
   // Docs first (they are the reference), then forum answers, interleaved by score.
   const all = [...docs, ...posts].sort((a, b) => b.score - a.score);
   const limit = options.limit ?? 6;
