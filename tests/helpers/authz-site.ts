@@ -33,6 +33,7 @@ import { ACTORS, type Actor } from '../../src/lib/shared/access';
 import type { Db } from '../../src/lib/server/db/client';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { ROOT } from './paths';
+import { postJson } from './server';
 
 export const PASSWORD = 'matrix-pass1';
 /** Text only alice and the operators may ever see: no reply to anyone else may contain it. */
@@ -213,4 +214,17 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
   } finally {
     await rt.close();
   }
+}
+
+/** Logs every actor but the visitor in through the API: their access tokens. */
+export async function logInActors(url: string): Promise<Partial<Record<Actor, string>>> {
+  const tokens: Partial<Record<Actor, string>> = {};
+  for (const actor of ACTORS) {
+    if (actor === 'visitor') continue;
+    const res = await postJson(url, '/api/user/checkIn', { tab: 'login', username: USERNAMES[actor], password: PASSWORD, keep: false });
+    const body = res.json<{ code: number; data: { userInfo: { token: string } } }>();
+    if (body.code !== 1) throw new Error(`login ${actor}: ${res.text}`);
+    tokens[actor] = body.data.userInfo.token;
+  }
+  return tokens;
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTORS, type Actor, type Outcome } from '../../src/lib/shared/access';
 import { postJson, raw, startServer, type RawResponse, type TestServer } from '../helpers/server';
 import { TEMPLATE_DIR, TMP } from '../helpers/paths';
-import { PASSWORD, PRIVATE, USERNAMES, prepareAuthzSite, type AuthzSite } from '../helpers/authz-site';
+import { PASSWORD, PRIVATE, USERNAMES, prepareAuthzSite, logInActors, type AuthzSite } from '../helpers/authz-site';
 import { LAST, SAMPLES } from '../helpers/route-samples';
 import { loadRoutes, methodsOf, rawApiPaths, send, type ApiRoute } from '../helpers/api-routes';
 
@@ -25,13 +25,7 @@ beforeAll(async () => {
   cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
   [fx, routes] = await Promise.all([prepareAuthzSite({ DATA_DIR: dataDir }), loadRoutes()]);
   server = await startServer({ dataDir, env: { API_RATE_LIMIT: '100000' } });
-  for (const actor of ACTORS) {
-    if (actor === 'visitor') continue;
-    const res = await postJson(server.url, '/api/user/checkIn', { tab: 'login', username: USERNAMES[actor], password: PASSWORD, keep: false });
-    const body = res.json<{ code: number; data: { userInfo: { token: string } } }>();
-    if (body.code !== 1) throw new Error(`login ${actor}: ${res.text}`);
-    tokens[actor] = body.data.userInfo.token;
-  }
+  Object.assign(tokens, await logInActors(server.url));
 }, 120_000);
 
 afterAll(async () => {

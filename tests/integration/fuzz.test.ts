@@ -8,10 +8,10 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTORS, type AccessMethod, type Actor, type MethodAccess } from '../../src/lib/shared/access';
-import { freshPostgres, postJson, raw, startServer, type RawResponse, type TestServer } from '../helpers/server';
+import { type AccessMethod, type Actor, type MethodAccess } from '../../src/lib/shared/access';
+import { freshPostgres, raw, startServer, type RawResponse, type TestServer } from '../helpers/server';
 import { TEMPLATE_DIR, TMP } from '../helpers/paths';
-import { PASSWORD, USERNAMES, prepareAuthzSite, type AuthzSite } from '../helpers/authz-site';
+import { prepareAuthzSite, logInActors, type AuthzSite } from '../helpers/authz-site';
 import { SAMPLES, type Sample } from '../helpers/route-samples';
 import { head, loadRoutes, methodsOf, send, type ApiRoute } from '../helpers/api-routes';
 import { multipart, png } from '../helpers/files';
@@ -35,11 +35,7 @@ beforeAll(async () => {
   [fx, routes] = await Promise.all([prepareAuthzSite({ DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }), loadRoutes()]);
   // Small enough that an oversize body is met too (413 with the envelope).
   server = await startServer({ dataDir, env: { API_RATE_LIMIT: '1000000', MAX_BODY_BYTES: String(256 * 1024), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
-  for (const actor of ACTORS) {
-    if (actor === 'visitor') continue;
-    const res = await postJson(server.url, '/api/user/checkIn', { tab: 'login', username: USERNAMES[actor], password: PASSWORD, keep: false });
-    tokens[actor] = res.json<{ data: { userInfo: { token: string } } }>().data.userInfo.token;
-  }
+  Object.assign(tokens, await logInActors(server.url));
 }, 120_000);
 
 afterAll(async () => {

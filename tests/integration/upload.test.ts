@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { deflateSync, crc32 } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
+import { png } from '../helpers/files';
 import { createUser } from '../../src/lib/server/account/users';
 import { startSession } from '../../src/lib/server/auth/sessions';
 import { attachment, token as tokenTable } from '../../src/lib/server/db/schema';
@@ -59,23 +59,6 @@ function rawGet(path: string): Promise<{ status: number; head: string }> {
     socket.on('error', reject);
   });
 }
-
-/** A real PNG of the given size (one grey pixel row repeated). */
-function png(width: number, height: number, seed = 0): Buffer {
-  const chunk = (type: string, data: Buffer): Buffer => {
-    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0); ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; ihdr[9] = 0; // 8-bit greyscale
-  const rows = Buffer.alloc((width + 1) * height, seed & 0xff);
-  for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}
-
 
 describe('who may upload', () => {
   it('needs login (303 need login), also with a bad token', async () => {
