@@ -1,7 +1,13 @@
 // Talking to an OpenAI-compatible model, and what its failures mean to the asker.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { APICallError } from 'ai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ChatModelConfig } from './models';
+import { complete, type CompletionEnd, type CompletionRequest, type Usage } from './completion';
+import type { WorkerIn, WorkerOut } from './completion-worker';
+
+export type { Usage } from './completion';
 
 export type ProviderFailure = 'auth' | 'rateLimit' | 'timeout' | 'context' | 'unreachable' | 'server' | 'cut';
 
@@ -27,11 +33,8 @@ export function failureOf(error: unknown, timedOut: boolean): ProviderFailure {
   return 'server';
 }
 
-/** Tokens the provider says a reply used. */
-export interface Usage { inputTokens?: number; outputTokens?: number }
-
 export interface Generation {
-  /** Text as it arrives. */
+  /** Text as it arrives, gathered into frames of up to FLUSH_MS (completion.ts). */
   deltas: AsyncIterable<string>;
   /** Usage reported by the provider, once the stream ended (null when it did not say). */
   usage(): Usage | null;
@@ -39,32 +42,90 @@ export interface Generation {
   error(): unknown;
 }
 
-/**
- * Starts a streamed completion; the signal aborts the upstream request. The chat is text only (no
- * tools, steps or structured output), so it talks to the AI SDK's OpenAI-compatible model directly
- * (`doStream`, the provider interface `streamText` is built on): `streamText`'s own layers (a tee,
- * step and tool handling, a chain of transform streams per chunk) cost ~0.1 ms per chunk, which
- * 100 replies streaming at once on one core could not afford (bench/RESULTS.md, AI chat).
- */
-export async function generate(model: ChatModelConfig, instructions: string, messages: { role: 'user' | 'assistant'; text: string }[], signal: AbortSignal): Promise<Generation> {
-  const provider = createOpenAICompatible({ name: 'atrium', baseURL: model.baseUrl, apiKey: model.apiKey || undefined, includeUsage: true });
-  const lm = provider.chatModel(model.modelId);
-  type Prompt = Parameters<typeof lm.doStream>[0]['prompt'];
-  const prompt: Prompt = [
-    { role: 'system', content: instructions },
-    ...messages.map((m): Prompt[number] => (m.role === 'user'
-      ? { role: 'user', content: [{ type: 'text', text: m.text }] }
-      : { role: 'assistant', content: [{ type: 'text', text: m.text }] })),
-  ];
-  const { stream } = await lm.doStream({ prompt, abortSignal: signal, includeRawChunks: false });
-  let usage: Usage | null = null;
-  let failure: unknown = null;
+/** A reply's text as it comes, read once by the reply (a small queue between the producer and `for await`). */
+function generation(): { gen: Generation; text(t: string): void; end(e: CompletionEnd): void } {
+  const queue: string[] = [];
+  let ended: CompletionEnd | null = null;
+  let wake: (() => void) | null = null;
+  const poke = (): void => { const w = wake; wake = null; w?.(); };
   async function* deltas(): AsyncIterable<string> {
-    for await (const part of stream) {
-      if (part.type === 'text-delta') yield part.delta;
-      else if (part.type === 'finish') usage = { inputTokens: part.usage.inputTokens.total, outputTokens: part.usage.outputTokens.total };
-      else if (part.type === 'error') { failure = part.error; return; }
+    for (;;) {
+      if (queue.length) { yield queue.splice(0).join(''); continue; }
+      if (ended) return;
+      await new Promise<void>((resolve) => { wake = resolve; });
     }
   }
-  return { deltas: deltas(), usage: () => usage, error: () => failure };
+  return {
+    gen: { deltas: deltas(), usage: () => ended?.usage ?? null, error: () => ended?.error ?? null },
+    text(t) { queue.push(t); poke(); },
+    end(e) { ended = e; poke(); },
+  };
+}
+
+/** The chat worker (dist/chat-worker.mjs beside the server), started on the first model reply. */
+class CompletionWorker {
+  static #file: URL | null | undefined;
+  #worker: Worker;
+  #next = 1;
+  #replies = new Map<number, ReturnType<typeof generation>>();
+
+  /** The built worker file, or null where there is none (astro dev, unit tests): then replies run in process. */
+  static file(): URL | null {
+    if (CompletionWorker.#file === undefined) {
+      CompletionWorker.#file = ['./chat-worker.mjs', '../chat-worker.mjs', '../../chat-worker.mjs']
+        .map((name) => new URL(name, import.meta.url)).find((url) => url.protocol === 'file:' && existsSync(fileURLToPath(url))) ?? null;
+    }
+    return CompletionWorker.#file;
+  }
+
+  constructor(file: URL) {
+    this.#worker = new Worker(file, { name: 'chat' });
+    this.#worker.on('message', (batch: WorkerOut) => {
+      for (const [id, kind, value] of batch) {
+        const reply = this.#replies.get(id);
+        if (!reply) continue;
+        if (kind === 't') reply.text(value);
+        else { this.#replies.delete(id); reply.end(value); }
+      }
+    });
+    const fail = (err: unknown): void => {
+      if (worker === this) worker = null;
+      const end: CompletionEnd = { usage: null, error: { name: 'Error', message: `the chat worker stopped: ${String((err as Error)?.message ?? err)}` } };
+      for (const reply of this.#replies.values()) reply.end(end);
+      this.#replies.clear();
+    };
+    this.#worker.on('error', fail);
+    this.#worker.on('exit', (code) => fail(new Error(`exit code ${code}`)));
+    this.#worker.unref();
+  }
+
+  start(req: CompletionRequest, signal: AbortSignal): Generation {
+    const id = this.#next++;
+    const reply = generation();
+    this.#replies.set(id, reply);
+    const post = (msg: WorkerIn): void => this.#worker.postMessage(msg);
+    post({ op: 'start', id, req });
+    const abort = (): void => { if (this.#replies.has(id)) post({ op: 'abort', id, reason: String(signal.reason ?? 'aborted') }); };
+    if (signal.aborted) abort(); else signal.addEventListener('abort', abort, { once: true });
+    return reply.gen;
+  }
+
+}
+
+let worker: CompletionWorker | null = null;
+
+/**
+ * Starts a streamed completion; the signal aborts the upstream request. It runs in the chat worker
+ * thread where that is built, so 100 replies streaming at once do not take the request thread.
+ */
+export async function generate(model: ChatModelConfig, instructions: string, messages: { role: 'user' | 'assistant'; text: string }[], signal: AbortSignal): Promise<Generation> {
+  const req: CompletionRequest = { baseUrl: model.baseUrl, apiKey: model.apiKey, modelId: model.modelId, instructions, messages };
+  const file = CompletionWorker.file();
+  if (file) {
+    worker ??= new CompletionWorker(file);
+    return worker.start(req, signal);
+  }
+  const reply = generation();
+  void complete(req, signal, reply.text).then(reply.end);
+  return reply.gen;
 }

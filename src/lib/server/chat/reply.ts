@@ -22,8 +22,6 @@ import { failureOf, generate } from './provider';
 
 /** SSE must reach the browser as it is written: `identity` keeps the server's on-the-fly compression (which buffers) away. */
 const SSE_HEADERS = { ...UI_MESSAGE_STREAM_HEADERS, 'content-encoding': 'identity' };
-/** Longest a model's text waits to be sent with the text after it. */
-const FLUSH_MS = 30;
 
 export interface Asker {
   userId: number;
@@ -288,35 +286,19 @@ async function streamModel(
   let started = false;
   let caught: unknown = null;
   let generation: Awaited<ReturnType<typeof generate>> | null = null;
-  // The first delta leaves at once; later ones are gathered for up to FLUSH_MS and leave as one UI
-  // chunk, SSE frame and socket write (the page redraws every 40 ms anyway: useChat's throttle).
-  let pending = '';
-  let flushTimer: NodeJS.Timeout | null = null;
-  let flushed = 0;
-  const flush = (): void => {
-    if (flushTimer) { clearTimeout(flushTimer); flushTimer = null; }
-    if (!pending) return;
-    writer.write({ type: 'text-delta', id: 'text', delta: pending });
-    pending = '';
-    flushed = Date.now();
-  };
   try {
+    // Text arrives gathered into frames (completion.ts): one UI chunk, SSE frame and socket write each.
     generation = await generate(model, instructions, history, controller.signal);
     for await (const delta of generation.deltas) {
       last = Date.now();
       if (!started) { writer.write({ type: 'text-start', id: 'text' }); started = true; }
       text += delta;
-      pending += delta;
-      if (!flushTimer) {
-        const wait = flushed + FLUSH_MS - Date.now();
-        if (wait <= 0) flush(); else flushTimer = setTimeout(flush, wait);
-      }
+      writer.write({ type: 'text-delta', id: 'text', delta });
     }
   } catch (err) {
     caught = err;
   } finally {
     if (timer) clearTimeout(timer);
-    flush();
   }
   if (started) writer.write({ type: 'text-end', id: 'text' });
   const usage = generation?.usage();
