@@ -172,14 +172,25 @@ test.describe.serial('no page scrolls sideways at 390 px', () => {
         '/user/developer/verif', '/user/developer/modules', '/user/developer/orders', '/user/developer/earnings',
         '/user/market/review', '/user/messageCenter', '/no-such-page',
       ]));
-      // The logged-in header keeps to one row: brand, navigation and tools share a line.
+      // The logged-in header: brand and tools share the first row, every navigation link is in
+      // view on the row below (none hidden in a sideways scroll).
       const page = await context.newPage();
       await page.goto('/ask');
       const header = await page.locator('.site-header .container').boundingBox();
       const tools = await page.locator('.head-tools').boundingBox();
       const brand = await page.locator('.brand').boundingBox();
       expect(Math.abs(tools!.y - brand!.y)).toBeLessThan(12);
-      expect(header!.height).toBeLessThan(70);
+      const links = await page.locator('.head-nav a').evaluateAll((all) => all.map((a) => {
+        const r = a.getBoundingClientRect();
+        return { left: r.left, right: r.right, top: r.top };
+      }));
+      expect(links.length).toBeGreaterThanOrEqual(4);
+      for (const box of links) {
+        expect(box.left).toBeGreaterThanOrEqual(0);
+        expect(box.right).toBeLessThanOrEqual(390);
+        expect(box.top).toBeGreaterThan(brand!.y + brand!.height - 2);
+      }
+      expect(header!.height).toBeLessThan(110);
       await context.close();
       expect(wide).toEqual([]);
     });
