@@ -109,7 +109,6 @@ class CompletionWorker {
     if (signal.aborted) abort(); else signal.addEventListener('abort', abort, { once: true });
     return reply.gen;
   }
-
 }
 
 let worker: CompletionWorker | null = null;
