@@ -1,5 +1,6 @@
 // The AI chat API: the UI message stream protocol, stop, resume, quotas and points, provider
 // failures, grounding that respects who may read what, and conversations kept for their owner.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
@@ -150,6 +151,11 @@ describe('models', () => {
     const row = await waitFor(async () => { const r = await replyOf(body.id); return r?.status === 'done' ? r : null; });
     expect(row.completionTokens).toBeGreaterThan(0);
     expect(row.promptTokens).toBeGreaterThan(0);
+    // The token stream was read in the chat worker thread (dist/chat-worker.mjs), not on the request thread.
+    if (existsSync('/proc/self/task')) {
+      const threads = readdirSync('/proc/self/task').map((t) => { try { return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim(); } catch { return ''; } });
+      expect(threads).toContain('chat');
+    }
   });
 
   it('lists what the reader may use, never the key or the URL', async () => {
