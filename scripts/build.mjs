@@ -11,7 +11,10 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const started = Date.now();
 
-const astro = spawnSync('astro', ['build'], { cwd: root, stdio: 'inherit', env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1' } });
+// Always the production build, whoever calls: under vitest (NODE_ENV=test, the integration setup's
+// buildIfStale) Astro compiled islands for React's development runtime (jsxDEV), and the server,
+// which runs React's production build, then answered 500 on every page with an island.
+const astro = spawnSync('astro', ['build'], { cwd: root, stdio: 'inherit', env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' } });
 if (astro.status !== 0) process.exit(astro.status ?? 1);
 
 await build({

@@ -10,6 +10,7 @@ import { assertRouteMiddleware } from '../lib/shared/routes';
 import { ROUTE_MIDDLEWARE } from '../lib/server/route-middleware';
 import { createApp, type AstroHandler } from './app';
 import { startOperatorServices } from './operator';
+import { collectWhenIdle } from './idle-gc';
 
 export async function main(): Promise<void> {
   const config = readConfig();
@@ -50,6 +51,7 @@ export async function main(): Promise<void> {
   // Handlers before listening: a SIGTERM right after start must still close the database.
   let stopping = false;
   let stopOperator: () => Promise<void> = async () => undefined;
+  let stopIdleGc: () => void = () => undefined;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -62,6 +64,7 @@ export async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     clearTimeout(force);
+    stopIdleGc();
     await stopOperator();
     await runtime.close();
     log.info('stopped');
@@ -80,9 +83,9 @@ export async function main(): Promise<void> {
   // Before "listening": whoever waits for that line finds the setup link and the CLI socket ready.
   stopOperator = await startOperatorServices(runtime, `http://${shown}:${port}`);
   log.info(`listening on http://${shown}:${port} (ready in ${Date.now() - started} ms)`);
-  // Migrations, seeding and module loading leave garbage an idle server would keep resident until
-  // the next full collection; one collection now (with --expose-gc, see reexec.ts) returns it.
-  setTimeout(() => (globalThis as { gc?: () => void }).gc?.(), 2000).unref();
+  // Migrations, seeding, module loading and every busy spell leave garbage an idle server would keep
+  // resident until the next full collection: one runs whenever the process goes quiet (idle-gc.ts).
+  stopIdleGc = collectWhenIdle();
 
 }
 

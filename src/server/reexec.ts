@@ -1,5 +1,5 @@
-// Side effect only, imported first by main.ts: re-executes the process with SERVER_V8_FLAGS.
-import { missingV8Flags } from './v8-flags';
+// Side effect only, imported first by main.ts: re-executes the process with SERVER_V8_FLAGS and SERVER_ENV.
+import { missingServerEnv, missingV8Flags } from './v8-flags';
 
 export function reexecWithFlags(): void {
   // process.execve exists from Node 22.15 / 23.11 and only on POSIX; elsewhere run as started.
@@ -7,9 +7,11 @@ export function reexecWithFlags(): void {
   delete process.env.ATRIUM_V8_FLAGS_APPLIED; // not inherited by processes the server starts
   if (typeof process.execve !== 'function' || applied) return;
   const missing = missingV8Flags(process.execArgv, process.env.NODE_OPTIONS ?? '');
-  if (missing.length === 0) return;
+  const env = missingServerEnv(process.env);
+  if (missing.length === 0 && Object.keys(env).length === 0) return;
   process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], {
     ...process.env,
+    ...env,
     // Guards against a loop should a flag not show up in execArgv after the exec.
     ATRIUM_V8_FLAGS_APPLIED: '1',
   });

@@ -15,6 +15,20 @@
 // trades memory for throughput on a large host.
 export const SERVER_V8_FLAGS = ['--max-semi-space-size=4', '--expose-gc'];
 
+// The C library's allocator settings, read from the environment when the process starts (so they
+// come with the re-exec too). MALLOC_MMAP_THRESHOLD_: glibc gives an allocation above its mmap
+// threshold a mapping of its own, returned to the system when freed, but raises the threshold to the
+// size of each such block freed (up to 32 MB); from then on ArrayBuffers, PGlite's unpacked template
+// and V8's compiler zones come from its arenas, whose freed middle stays resident. A fixed 64 KB
+// threshold stops the raising: PGlite idle RSS ~440 → ~290 MB after a first start, ~340 → ~265 MB after
+// a restart, ~510 → ~255 MB after a load (bench/RESULTS.md, 2026-11-26). Other C libraries ignore it.
+export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '65536' };
+
+/** The entries of SERVER_ENV missing from `env` (a value the operator set wins). */
+export function missingServerEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(SERVER_ENV).filter(([key]) => env[key] === undefined || env[key] === ''));
+}
+
 /** The flags of SERVER_V8_FLAGS this process was started without. */
 export function missingV8Flags(execArgv: readonly string[], nodeOptions: string): string[] {
   const name = (flag: string): string => flag.split('=')[0]!.replaceAll('_', '-').replace(/^--no-/, '--');

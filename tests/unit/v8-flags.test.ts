@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missingV8Flags, SERVER_V8_FLAGS } from '../../src/server/v8-flags';
+import { missingServerEnv, missingV8Flags, SERVER_ENV, SERVER_V8_FLAGS } from '../../src/server/v8-flags';
 
 describe('missingV8Flags', () => {
   it('asks for every server flag when none was given', () => {
@@ -15,5 +15,17 @@ describe('missingV8Flags', () => {
     expect(missingV8Flags(['--max-semi-space-size=32', '--liftoff-only'], '')).toEqual(['--expose-gc']);
     expect(missingV8Flags([], '--max_semi_space_size=16')).toEqual(['--expose-gc']);
     expect(missingV8Flags([], '--max_semi_space_size=16  --expose-gc')).toEqual([]);
+  });
+});
+
+describe('missingServerEnv', () => {
+  it('asks for the fixed malloc mmap threshold when the environment lacks it', () => {
+    expect(SERVER_ENV).toEqual({ MALLOC_MMAP_THRESHOLD_: '65536' });
+    expect(missingServerEnv({})).toEqual(SERVER_ENV);
+    expect(missingServerEnv({ MALLOC_MMAP_THRESHOLD_: '' })).toEqual(SERVER_ENV);
+  });
+
+  it('leaves a value the operator set', () => {
+    expect(missingServerEnv({ MALLOC_MMAP_THRESHOLD_: '1048576' })).toEqual({});
   });
 });

@@ -47,6 +47,7 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
   });
   const cacheHits = new Counter({ name: 'atrium_page_cache_hits_total', help: 'Visitor pages answered from the page cache', registers: [registry] });
   new Gauge({ name: 'atrium_page_cache_entries', help: 'Pages held in the page cache', registers: [registry], collect() { this.set(runtime.pageCache.size); } });
+  new Gauge({ name: 'atrium_page_cache_bytes', help: 'Bytes held by the page cache (bodies with their brotli and gzip copies)', registers: [registry], collect() { this.set(runtime.pageCache.bytes); } });
   new Gauge({ name: 'atrium_open_connections', help: 'Requests and streams open right now', registers: [registry], collect() { this.set(openConnections()); } });
   const stats = (runtime.database as { poolStats?: () => { total: number; idle: number; waiting: number } }).poolStats;
   new Gauge({

@@ -43,6 +43,11 @@ export class PageCache {
     return this.#generation;
   }
 
+  /** Bytes held: each page's body with its brotli and gzip copies (at most PAGE_CACHE_MB). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   get size(): number {
     return this.#entries.size;
   }

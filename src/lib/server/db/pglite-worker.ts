@@ -164,7 +164,24 @@ async function run(req: WorkerRequest): Promise<unknown> {
   }
 }
 
+// A full collection of this thread's heap once it has been quiet for a 2 s tick after serving
+// requests (as the request thread does, src/server/idle-gc.ts): query results and PGlite's protocol
+// buffers of a busy spell would otherwise stay resident while the server idles. Needs --expose-gc.
+let served = 0;
+let servedAtTick = 0;
+let collectWhenQuiet = false;
+setInterval(() => {
+  if (served !== servedAtTick) {
+    servedAtTick = served;
+    collectWhenQuiet = true;
+  } else if (collectWhenQuiet) {
+    collectWhenQuiet = false;
+    (globalThis as { gc?: () => void }).gc?.();
+  }
+}, 2000).unref();
+
 port.on('message', (req: WorkerRequest) => {
+  served++;
   if (req.op === 'begin') return begin(req.id);
   if (req.op === 'commit' || req.op === 'rollback') {
     const entry = open.get(req.tx);

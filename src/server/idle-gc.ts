@@ -1,0 +1,38 @@
+// A full garbage collection when the process goes quiet after a busy spell. V8 collects its old
+// generation when it has grown enough, not when work stops, so after a burst of requests (or the
+// start's migrations and module loading) an idle server kept the garbage of its last busy minute
+// resident. Activity is read from the process's CPU time, so the request path pays nothing.
+// Needs --expose-gc (SERVER_V8_FLAGS); without it this does nothing.
+
+export interface IdleGcOptions {
+  /** How often CPU time is sampled, ms. */
+  intervalMs?: number;
+  /** CPU time in one interval (all threads, ms) that counts as busy… */
+  busyCpuMs?: number;
+  /** …and below which an interval counts as quiet. */
+  quietCpuMs?: number;
+  /** Told after each collection, for logs and tests. */
+  onCollect?: () => void;
+}
+
+/** Starts watching; the returned function stops it. */
+export function collectWhenIdle({ intervalMs = 2000, busyCpuMs = 200, quietCpuMs = 60, onCollect }: IdleGcOptions = {}): () => void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return () => undefined;
+  let last = process.cpuUsage();
+  let busy = true; // the start itself was busy: collect once it is over
+  const timer = setInterval(() => {
+    const used = process.cpuUsage(last);
+    last = process.cpuUsage();
+    const ms = (used.user + used.system) / 1000;
+    if (ms >= busyCpuMs) busy = true;
+    else if (busy && ms < quietCpuMs) {
+      busy = false;
+      gc();
+      onCollect?.();
+      last = process.cpuUsage(); // the collection's own CPU time is not activity
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
