@@ -4,8 +4,8 @@
 // draft module, an invoice request, a withdrawal, a docs book. Things a call destroys (a post, a
 // conversation, a page…) exist once per actor, still all alice's, so that every cell finds its own.
 // Built through the product's services with the database closed again before the server opens it.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { and, eq, inArray } from 'drizzle-orm';
 import { readConfig } from '../../src/lib/server/env';
 import { createRuntime } from '../../src/lib/server/runtime';
@@ -32,8 +32,9 @@ import {
 import { ACTORS, type Actor } from '../../src/lib/shared/access';
 import type { Db } from '../../src/lib/server/db/client';
 import type { Runtime } from '../../src/lib/server/runtime';
-import { ROOT } from './paths';
-import { postJson } from './server';
+import { ROOT, TEMPLATE_DIR, TMP } from './paths';
+import { postJson, startServer, type TestServer } from './server';
+import { loadRoutes, type ApiRoute } from './api-routes';
 
 export const PASSWORD = 'matrix-pass1';
 /** Text only alice and the operators may ever see: no reply to anyone else may contain it. */
@@ -227,4 +228,36 @@ export async function logInActors(url: string): Promise<Partial<Record<Actor, st
     tokens[actor] = body.data.userInfo.token;
   }
   return tokens;
+}
+
+export interface AuthzServer {
+  server: TestServer;
+  fx: AuthzSite;
+  routes: ApiRoute[];
+  /** Access tokens of every actor but the visitor. */
+  tokens: Partial<Record<Actor, string>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A copy of the template site with the actors and the first member's things (prepareAuthzSite),
+ * served with `env` (DATABASE_URL in it is used for the preparation too), every actor logged in.
+ */
+export async function startAuthzServer(prefix: string, env: Record<string, string>): Promise<AuthzServer> {
+  const dataDir = mkdtempSync(join(TMP, prefix));
+  cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
+  try {
+    const [fx, routes] = await Promise.all([prepareAuthzSite({ DATA_DIR: dataDir, ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}) }), loadRoutes()]);
+    const server = await startServer({ dataDir, env });
+    try {
+      const tokens = await logInActors(server.url);
+      return { server, fx, routes, tokens, async close() { await server.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
 }

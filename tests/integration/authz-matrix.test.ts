@@ -4,33 +4,26 @@
 // names the first member's things; a route without a declaration or a sample fails. Nothing of the
 // first member's private text reaches anyone but them and the operators, and what the other
 // actors tried to change of theirs is still there afterwards.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTORS, type Actor, type Outcome } from '../../src/lib/shared/access';
-import { postJson, raw, startServer, type RawResponse, type TestServer } from '../helpers/server';
-import { TEMPLATE_DIR, TMP } from '../helpers/paths';
-import { PASSWORD, PRIVATE, USERNAMES, prepareAuthzSite, logInActors, type AuthzSite } from '../helpers/authz-site';
+import { postJson, raw, type RawResponse, type TestServer } from '../helpers/server';
+import { PASSWORD, PRIVATE, USERNAMES, startAuthzServer, type AuthzServer, type AuthzSite } from '../helpers/authz-site';
 import { LAST, SAMPLES } from '../helpers/route-samples';
-import { loadRoutes, methodsOf, rawApiPaths, send, type ApiRoute } from '../helpers/api-routes';
+import { methodsOf, rawApiPaths, send, type ApiRoute } from '../helpers/api-routes';
 
 let server: TestServer;
 let fx: AuthzSite;
 let routes: ApiRoute[];
-let dataDir: string;
-const tokens: Partial<Record<Actor, string>> = {};
+let tokens: Partial<Record<Actor, string>>;
+let site: AuthzServer | undefined;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(TMP, 'authz-'));
-  cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
-  [fx, routes] = await Promise.all([prepareAuthzSite({ DATA_DIR: dataDir }), loadRoutes()]);
-  server = await startServer({ dataDir, env: { API_RATE_LIMIT: '100000' } });
-  Object.assign(tokens, await logInActors(server.url));
+  site = await startAuthzServer('authz-', { API_RATE_LIMIT: '100000' });
+  ({ server, fx, routes, tokens } = site);
 }, 120_000);
 
 afterAll(async () => {
-  await server?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await site?.close();
 });
 
 interface Seen { outcome: Outcome | 'error'; status: number; code?: number; msg?: string }

@@ -4,16 +4,13 @@
 // arrays, NUL bytes). Sent as an actor who gets past the route's permission check, seeded and
 // bounded. Every reply is the JSON envelope (or the route's own file or stream), never a 5xx, and
 // no reply shows SQL, a stack, a file path or an internal error name; the server logs no unhandled error.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccessMethod, type Actor, type MethodAccess } from '../../src/lib/shared/access';
-import { freshPostgres, raw, startServer, type RawResponse, type TestServer } from '../helpers/server';
-import { TEMPLATE_DIR, TMP } from '../helpers/paths';
-import { prepareAuthzSite, logInActors, type AuthzSite } from '../helpers/authz-site';
+import { freshPostgres, raw, type RawResponse, type TestServer } from '../helpers/server';
+import { startAuthzServer, type AuthzServer, type AuthzSite } from '../helpers/authz-site';
 import { SAMPLES, type Sample } from '../helpers/route-samples';
-import { head, loadRoutes, methodsOf, send, type ApiRoute } from '../helpers/api-routes';
+import { head, methodsOf, send, type ApiRoute } from '../helpers/api-routes';
 import { multipart, png } from '../helpers/files';
 import { arbitraryOf, hostile, HOSTILE_STRINGS } from '../helpers/zod-arbitrary';
 
@@ -24,23 +21,19 @@ const SEED = Number(process.env.FUZZ_SEED ?? 17);
 let server: TestServer;
 let fx: AuthzSite;
 let routes: ApiRoute[];
-let dataDir: string;
-const tokens: Partial<Record<Actor, string>> = {};
+let tokens: Partial<Record<Actor, string>>;
+let site: AuthzServer | undefined;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(TMP, 'fuzz-'));
-  cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
   // FUZZ_POSTGRES=1: against PostgreSQL (TEST_DATABASE_URL) instead of PGlite.
   const databaseUrl = process.env.FUZZ_POSTGRES === '1' ? await freshPostgres() : undefined;
-  [fx, routes] = await Promise.all([prepareAuthzSite({ DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }), loadRoutes()]);
   // Small enough that an oversize body is met too (413 with the envelope).
-  server = await startServer({ dataDir, env: { API_RATE_LIMIT: '1000000', MAX_BODY_BYTES: String(256 * 1024), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
-  Object.assign(tokens, await logInActors(server.url));
+  site = await startAuthzServer('fuzz-', { API_RATE_LIMIT: '1000000', MAX_BODY_BYTES: String(256 * 1024), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  ({ server, fx, routes, tokens } = site);
 }, 120_000);
 
 afterAll(async () => {
-  await server?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await site?.close();
 });
 
 /** Replies that are not JSON when they succeed: a CSV, a package, an event stream, "no reply running". */

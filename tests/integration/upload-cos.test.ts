@@ -3,7 +3,7 @@
 // front of Swift; the callback then checks the stored object.
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { startSwift, type SwiftStore } from '../helpers/swift';
@@ -18,14 +18,13 @@ let swift: SwiftStore;
 let gateway: CosGateway;
 let server: InProcessServer;
 const members: Record<'alice' | 'bob', { id: number; token: string }> = { alice: { id: 0, token: '' }, bob: { id: 0, token: '' } };
-const ENV_KEYS = ['COS_SECRET_ID', 'COS_SECRET_KEY', 'COS_STS'] as const;
-const savedEnv: Partial<Record<string, string>> = {};
 
 beforeAll(async () => {
   swift = await startSwift({ bucket: BUCKET, region: REGION });
   gateway = await startCosGateway({ backend: swift.endpoint, accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey, master: swift.secretAccessKey });
-  for (const k of ENV_KEYS) savedEnv[k] = process.env[k];
-  Object.assign(process.env, { COS_SECRET_ID: swift.accessKeyId, COS_SECRET_KEY: swift.secretAccessKey, COS_STS: 'local' });
+  vi.stubEnv('COS_SECRET_ID', swift.accessKeyId);
+  vi.stubEnv('COS_SECRET_KEY', swift.secretAccessKey);
+  vi.stubEnv('COS_STS', 'local');
   server = await startInProcess();
   await server.runtime.site.set('upload_params', JSON.stringify({ bucket: BUCKET, region: REGION, endpoint: swift.endpoint, domain: `${gateway.url}/{Bucket}` }));
   await server.runtime.site.set('upload_mode', 'cos');
@@ -39,7 +38,7 @@ afterAll(async () => {
   await server?.stop();
   await gateway?.close();
   await swift?.stop();
-  for (const k of ENV_KEYS) { if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k]; }
+  vi.unstubAllEnvs();
 });
 
 beforeEach(async () => {

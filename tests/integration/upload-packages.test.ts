@@ -4,7 +4,7 @@
 // expires; covers and screenshots go through the cloud driver to the public prefix.
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { startSwift, type SwiftStore } from '../helpers/swift';
@@ -19,8 +19,6 @@ type Who = 'dev' | 'buyer' | 'other' | 'plain';
 let swift: SwiftStore;
 let server: InProcessServer;
 const people = {} as Record<Who, { id: number; token: string }>;
-const ENV_KEYS = ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'COS_SECRET_ID', 'COS_SECRET_KEY', 'COS_STS'] as const;
-const savedEnv: Partial<Record<string, string>> = {};
 
 async function setMode(mode: 's3' | 'cos'): Promise<void> {
   await server.runtime.site.set('upload_mode', mode);
@@ -29,11 +27,10 @@ async function setMode(mode: 's3' | 'cos'): Promise<void> {
 
 beforeAll(async () => {
   swift = await startSwift({ bucket: BUCKET, region: REGION });
-  for (const k of ENV_KEYS) savedEnv[k] = process.env[k];
-  Object.assign(process.env, {
+  for (const [k, v] of Object.entries({
     S3_ACCESS_KEY_ID: swift.accessKeyId, S3_SECRET_ACCESS_KEY: swift.secretAccessKey,
     COS_SECRET_ID: swift.accessKeyId, COS_SECRET_KEY: swift.secretAccessKey, COS_STS: 'local',
-  });
+  })) vi.stubEnv(k, v);
   server = await startInProcess();
   await setMode('s3');
   await server.runtime.site.set('upload_max_size', '20mb');
@@ -54,7 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await swift?.stop();
-  for (const k of ENV_KEYS) { if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k]; }
+  vi.unstubAllEnvs();
 });
 
 beforeEach(async () => {

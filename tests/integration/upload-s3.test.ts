@@ -2,7 +2,7 @@
 // presigns, the test plays the browser and sends the parts straight to the store.
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
@@ -14,14 +14,11 @@ let swift: SwiftStore;
 let server: InProcessServer;
 let s3: S3Client;
 const members: Record<'alice' | 'bob', { id: number; token: string }> = { alice: { id: 0, token: '' }, bob: { id: 0, token: '' } };
-const ENV_KEYS = ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION'] as const;
-const savedEnv: Partial<Record<string, string>> = {};
 
 beforeAll(async () => {
   swift = await startSwift({ bucket: 'atrium-s3' });
-  for (const k of ENV_KEYS) savedEnv[k] = process.env[k];
-  process.env.S3_ACCESS_KEY_ID = swift.accessKeyId;
-  process.env.S3_SECRET_ACCESS_KEY = swift.secretAccessKey;
+  vi.stubEnv('S3_ACCESS_KEY_ID', swift.accessKeyId);
+  vi.stubEnv('S3_SECRET_ACCESS_KEY', swift.secretAccessKey);
   server = await startInProcess();
   await server.runtime.site.set('upload_mode', 's3');
   await server.runtime.site.set('upload_params', JSON.stringify({ bucket: swift.bucket, region: swift.region, endpoint: swift.endpoint }));
@@ -36,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await swift?.stop();
-  for (const k of ENV_KEYS) { if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k]; }
+  vi.unstubAllEnvs();
 });
 
 beforeEach(async () => {
