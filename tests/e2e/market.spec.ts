@@ -52,7 +52,9 @@ test.describe.serial('the module market', () => {
     await page.getByRole('button', { name: '提交认证' }).click();
     await expect(page.getByText('请输入正确的身份证号码')).toBeVisible();
     await page.getByLabel('身份证号码').fill('11010519491231002X');
-    await page.getByRole('button', { name: '提交认证' }).click();
+    // The form reloads the page once the application is in: wait for that load, or the next
+    // navigation below is interrupted by it.
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: '提交认证' }).click()]);
     await expect(page.getByText('认证申请已提交，请等待审核').first()).toBeVisible();
 
     expect(atrium('developer:list', 'pending')).toContain(developer);
