@@ -18,10 +18,11 @@ const astro = spawnSync('astro', ['build'], { cwd: root, stdio: 'inherit', env: 
 if (astro.status !== 0) process.exit(astro.status ?? 1);
 
 await build({
+  // atrium: the entry (re-executes with the server's flags, then loads atrium-main: the server);
   // pglite-worker: the thread PGlite runs in (PGLITE_WORKER), found beside atrium.mjs and cli.mjs;
   // chat-worker: the thread the chat models' token streams are parsed in (src/lib/server/chat/provider.ts).
   entryPoints: {
-    atrium: join(root, 'src/server/main.ts'), cli: join(root, 'src/server/cli-entry.ts'),
+    atrium: join(root, 'src/server/entry.ts'), 'atrium-main': join(root, 'src/server/main.ts'), cli: join(root, 'src/server/cli-entry.ts'),
     'pglite-worker': join(root, 'src/lib/server/db/pglite-worker.ts'), 'chat-worker': join(root, 'src/lib/server/chat/completion-worker.ts'),
   },
   outdir: join(root, 'dist'),

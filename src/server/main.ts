@@ -1,8 +1,9 @@
 // Atrium's HTTP server process: opens the runtime, listens, shuts down cleanly on SIGTERM.
-// Started by `npm start` (scripts/start.mjs) as dist/atrium.mjs.
-import './reexec'; // first: may re-exec the process with its V8 flags before anything loads
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+// Built as dist/atrium-main.mjs and loaded by the entry, dist/atrium.mjs (entry.ts), once the process
+// runs with its flags; `npm start` (scripts/start.mjs) and process managers start the entry.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readConfig } from '../lib/server/env';
 import { createRuntime, type Runtime } from '../lib/server/runtime';
 import { DatabaseLockedError } from '../lib/server/db/client';
@@ -17,6 +18,7 @@ export async function main(): Promise<void> {
   assertRouteMiddleware(Object.keys(ROUTE_MIDDLEWARE));
   const started = Date.now();
   const migrateOnly = process.argv.includes('--migrate-only');
+  const setUp = firstStartSetup(config);
   let runtime: Runtime;
   try {
     runtime = await createRuntime(config);
@@ -39,6 +41,10 @@ export async function main(): Promise<void> {
     }
     await runtime.close();
     return;
+  }
+  if (setUp && !migrateOnly) {
+    await runtime.close();
+    setUp(log);
   }
 
   // The built site is production code: React (islands rendered on the server) reads NODE_ENV when
@@ -87,6 +93,42 @@ export async function main(): Promise<void> {
   // resident until the next full collection: one runs whenever the process goes quiet (idle-gc.ts).
   stopIdleGc = collectWhenIdle();
 
+}
+
+const FIRST_START_DONE = 'ATRIUM_FIRST_START_DONE';
+
+/**
+ * A new site on PGlite: its first start migrates, seeds the demo forum and market and imports the
+ * bundled guide (Markdown rendered with shiki's grammars, loaded on this thread for good), and V8
+ * recompiles PGlite's hot WebAssembly on the way. The process keeps much of that resident (a first
+ * start idled at ~320 MB, a restart of the same site at ~260 MB). When this process is the server's
+ * entry (not a script that imported it) and can replace itself, it does so once the database is
+ * ready: the same pid, the same arguments, and the rest of its life is a restart's. Returns what to
+ * call after the runtime is closed, or null for a site that exists or a process that cannot exec.
+ */
+function firstStartSetup(config: { databaseUrl: string | null; dataDir: string }): ((log: Runtime['log']) => void) | null {
+  const done = process.env[FIRST_START_DONE] === '1';
+  delete process.env[FIRST_START_DONE]; // not inherited by processes the server starts
+  const entry = fileURLToPath(new URL('./atrium.mjs', import.meta.url));
+  const isEntry = !!process.argv[1] && resolve(process.argv[1]) === entry;
+  if (done || !isEntry || typeof process.execve !== 'function' || config.databaseUrl) return null;
+  if (existsSync(join(config.dataDir, 'db', 'PG_VERSION'))) return null;
+  const execve = process.execve;
+  return (log) => {
+    const peak = peakResidentMb();
+    log.info(`first start: site created${peak ? ` (peak ${peak} MB resident)` : ''}; restarting to leave the setup's memory behind`);
+    execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], { ...process.env, [FIRST_START_DONE]: '1' });
+  };
+}
+
+/** The process's peak resident memory (VmHWM), where /proc tells it: an exec starts it afresh. */
+function peakResidentMb(): number | null {
+  try {
+    const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
+  } catch {
+    return null;
+  }
 }
 
 main().catch((err: unknown) => {

@@ -1,5 +1,5 @@
 // The V8 flags the server process runs with, however it was started (`npm start`, systemd,
-// compose, `node dist/atrium.mjs`). reexec.ts, imported first by main.ts, applies them: when a flag
+// compose, `node dist/atrium.mjs`). reexec.ts, imported first by the entry (entry.ts), applies them: when a flag
 // is missing, the process replaces itself (execve: same pid, nothing stays resident) with one that
 // has it, before it loads anything else.
 //   --max-semi-space-size=4  V8 sizes the young generation from the machine's memory: on a host

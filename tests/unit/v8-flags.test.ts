@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { missingServerEnv, missingV8Flags, SERVER_ENV, SERVER_V8_FLAGS } from '../../src/server/v8-flags';
 
@@ -27,5 +28,19 @@ describe('missingServerEnv', () => {
 
   it('leaves a value the operator set', () => {
     expect(missingServerEnv({ MALLOC_MMAP_THRESHOLD_: '1048576' })).toEqual({});
+  });
+});
+
+describe('the entry (dist/atrium.mjs)', () => {
+  // An ES module's static imports load before its own code: anything the entry imported besides the
+  // re-exec would load (PGlite, shiki, …) only to be thrown away when the process re-executes.
+  const importsOf = (file: string): string[] =>
+    [...readFileSync(new URL(`../../src/server/${file}`, import.meta.url), 'utf8').matchAll(/^import\s[^;]*?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+
+  it('loads only the re-exec and its flags before the server', () => {
+    expect(importsOf('entry.ts')).toEqual(['./reexec']);
+    expect(importsOf('reexec.ts')).toEqual(['./v8-flags']);
+    expect(importsOf('v8-flags.ts')).toEqual([]);
+    expect(readFileSync(new URL('../../src/server/entry.ts', import.meta.url), 'utf8')).toContain("await import(new URL('./atrium-main.mjs', import.meta.url).href)");
   });
 });
