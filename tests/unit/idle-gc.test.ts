@@ -38,6 +38,30 @@ describe('collectWhenIdle', () => {
     stop();
   });
 
+  it('gives memory back (V8\'s memory-reducing collection) at most once a minute, a plain collection in between', () => {
+    vi.useFakeTimers();
+    const cpu = fakeCpu();
+    const gc = vi.fn();
+    g.gc = gc;
+    const stop = collectWhenIdle({ intervalMs: 1000 });
+    const spell = (): void => {
+      cpu.spend(500);
+      vi.advanceTimersByTime(1000);
+      vi.advanceTimersByTime(1000);
+    };
+    const SHRINK = { type: 'major', execution: 'sync', flavor: 'last-resort' };
+    spell();
+    expect(gc).toHaveBeenLastCalledWith(SHRINK);
+    spell(); // 2 s later
+    expect(gc).toHaveBeenCalledTimes(2);
+    expect(gc).toHaveBeenLastCalledWith();
+    vi.advanceTimersByTime(60_000);
+    spell();
+    expect(gc).toHaveBeenCalledTimes(3);
+    expect(gc).toHaveBeenLastCalledWith(SHRINK);
+    stop();
+  });
+
   it('waits while the process keeps working', () => {
     vi.useFakeTimers();
     const cpu = fakeCpu();

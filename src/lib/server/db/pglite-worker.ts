@@ -5,6 +5,7 @@
 import { existsSync, openAsBlob } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { collectAndShrink } from '../gc';
 import { PGlite, messages, TransactionAbortedError, type QueryOptions, type Transaction } from '@electric-sql/pglite';
 
 /**
@@ -106,7 +107,7 @@ try {
   });
   // Opening (and on a new database, unpacking the template) leaves tens of MB of garbage that an
   // idle server would otherwise keep resident until the next full collection (--expose-gc).
-  (globalThis as { gc?: () => void }).gc?.();
+  collectAndShrink();
 } catch (err) {
   fail(0, err);
   throw err;
@@ -167,16 +168,21 @@ async function run(req: WorkerRequest): Promise<unknown> {
 // A full collection of this thread's heap once it has been quiet for a 2 s tick after serving
 // requests (as the request thread does, src/server/idle-gc.ts): query results and PGlite's protocol
 // buffers of a busy spell would otherwise stay resident while the server idles. Needs --expose-gc.
+// At most once a minute it is the memory-reducing collection (src/lib/server/gc.ts), as there.
 let served = 0;
 let servedAtTick = 0;
 let collectWhenQuiet = false;
+let shrunkAt = -Infinity;
 setInterval(() => {
   if (served !== servedAtTick) {
     servedAtTick = served;
     collectWhenQuiet = true;
   } else if (collectWhenQuiet) {
     collectWhenQuiet = false;
-    (globalThis as { gc?: () => void }).gc?.();
+    if (Date.now() - shrunkAt >= 60_000) {
+      shrunkAt = Date.now();
+      collectAndShrink();
+    } else (globalThis as { gc?: () => void }).gc?.();
   }
 }, 2000).unref();
 
