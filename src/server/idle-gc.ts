@@ -4,9 +4,10 @@
 // resident. Activity is read from the process's CPU time, so the request path pays nothing.
 // Needs --expose-gc (SERVER_V8_FLAGS); without it this does nothing.
 //
-// At most once a minute the collection is V8's memory-reducing one (src/lib/server/gc.ts: it hands
-// the heap's free pages back, PostgreSQL-mode idle RSS ~188 → ~138 MB, but pauses the thread ~4× as
-// long as a plain one, ~180 ms on a 2-core VM); in between, a plain full collection.
+// The collection is V8's memory-reducing one (src/lib/server/gc.ts: it hands the heap's free pages
+// back, PostgreSQL-mode idle RSS ~188 → ~138 MB, but pauses the thread ~4× as long as a plain one,
+// ~180 ms on a 2-core VM) after a busy spell of 10 s or more (a load: the pause is noise beside it)
+// and otherwise at most once a minute; in between, a plain full collection.
 import { collectAndShrink } from '../lib/server/gc';
 
 export interface IdleGcOptions {
@@ -16,27 +17,33 @@ export interface IdleGcOptions {
   busyCpuMs?: number;
   /** …and below which an interval counts as quiet. */
   quietCpuMs?: number;
-  /** Least time between two memory-reducing collections, ms. */
+  /** Least time between two memory-reducing collections after short busy spells, ms… */
   shrinkEveryMs?: number;
+  /** …while a busy spell at least this long is always followed by one, ms. */
+  longSpellMs?: number;
   /** Told after each collection, for logs and tests. */
   onCollect?: () => void;
 }
 
 /** Starts watching; the returned function stops it. */
-export function collectWhenIdle({ intervalMs = 2000, busyCpuMs = 200, quietCpuMs = 60, shrinkEveryMs = 60_000, onCollect }: IdleGcOptions = {}): () => void {
+export function collectWhenIdle({ intervalMs = 2000, busyCpuMs = 200, quietCpuMs = 60, shrinkEveryMs = 60_000, longSpellMs = 10_000, onCollect }: IdleGcOptions = {}): () => void {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) return () => undefined;
   let last = process.cpuUsage();
   let shrunkAt = -Infinity;
   let busy = true; // the start itself was busy: collect once it is over
+  let busySince = Date.now();
   const timer = setInterval(() => {
     const used = process.cpuUsage(last);
     last = process.cpuUsage();
     const ms = (used.user + used.system) / 1000;
-    if (ms >= busyCpuMs) busy = true;
-    else if (busy && ms < quietCpuMs) {
+    if (ms >= busyCpuMs) {
+      if (!busy) busySince = Date.now() - intervalMs;
+      busy = true;
+    } else if (busy && ms < quietCpuMs) {
       busy = false;
-      if (Date.now() - shrunkAt >= shrinkEveryMs) {
+      const spell = Date.now() - intervalMs - busySince;
+      if (spell >= longSpellMs || Date.now() - shrunkAt >= shrinkEveryMs) {
         shrunkAt = Date.now();
         collectAndShrink();
       } else gc();

@@ -38,7 +38,7 @@ describe('collectWhenIdle', () => {
     stop();
   });
 
-  it('gives memory back (V8\'s memory-reducing collection) at most once a minute, a plain collection in between', () => {
+  it('gives memory back (V8\'s memory-reducing collection) after a load, else at most once a minute, a plain collection in between', () => {
     vi.useFakeTimers();
     const cpu = fakeCpu();
     const gc = vi.fn();
@@ -58,6 +58,14 @@ describe('collectWhenIdle', () => {
     vi.advanceTimersByTime(60_000);
     spell();
     expect(gc).toHaveBeenCalledTimes(3);
+    expect(gc).toHaveBeenLastCalledWith(SHRINK);
+    // A load (busy for 10 s or more) is always followed by the memory-reducing one.
+    for (let i = 0; i < 12; i++) {
+      cpu.spend(500);
+      vi.advanceTimersByTime(1000);
+    }
+    vi.advanceTimersByTime(1000);
+    expect(gc).toHaveBeenCalledTimes(4);
     expect(gc).toHaveBeenLastCalledWith(SHRINK);
     stop();
   });

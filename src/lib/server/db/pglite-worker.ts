@@ -168,18 +168,21 @@ async function run(req: WorkerRequest): Promise<unknown> {
 // A full collection of this thread's heap once it has been quiet for a 2 s tick after serving
 // requests (as the request thread does, src/server/idle-gc.ts): query results and PGlite's protocol
 // buffers of a busy spell would otherwise stay resident while the server idles. Needs --expose-gc.
-// At most once a minute it is the memory-reducing collection (src/lib/server/gc.ts), as there.
+// As there, it is the memory-reducing collection (src/lib/server/gc.ts) after 10 s or more of
+// queries, else at most once a minute.
 let served = 0;
 let servedAtTick = 0;
 let collectWhenQuiet = false;
 let shrunkAt = -Infinity;
+let busySince = 0;
 setInterval(() => {
   if (served !== servedAtTick) {
     servedAtTick = served;
+    if (!collectWhenQuiet) busySince = Date.now() - 2000;
     collectWhenQuiet = true;
   } else if (collectWhenQuiet) {
     collectWhenQuiet = false;
-    if (Date.now() - shrunkAt >= 60_000) {
+    if (Date.now() - 2000 - busySince >= 10_000 || Date.now() - shrunkAt >= 60_000) {
       shrunkAt = Date.now();
       collectAndShrink();
     } else (globalThis as { gc?: () => void }).gc?.();
