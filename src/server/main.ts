@@ -1,7 +1,7 @@
 // Atrium's HTTP server process: opens the runtime, listens, shuts down cleanly on SIGTERM.
 // Built as dist/atrium-main.mjs and loaded by the entry, dist/atrium.mjs (entry.ts), once the process
 // runs with its flags; `npm start` (scripts/start.mjs) and process managers start the entry.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readConfig } from '../lib/server/env';
@@ -109,8 +109,9 @@ const FIRST_START_DONE = 'ATRIUM_FIRST_START_DONE';
 function firstStartSetup(config: { databaseUrl: string | null; dataDir: string }): ((log: Runtime['log']) => void) | null {
   const done = process.env[FIRST_START_DONE] === '1';
   delete process.env[FIRST_START_DONE]; // not inherited by processes the server starts
+  // Node loads the main module by its real path (a release directory behind a symlink, say).
   const entry = fileURLToPath(new URL('./atrium.mjs', import.meta.url));
-  const isEntry = !!process.argv[1] && resolve(process.argv[1]) === entry;
+  const isEntry = !!process.argv[1] && existsSync(process.argv[1]) && realpathSync(resolve(process.argv[1])) === realpathSync(entry);
   if (done || !isEntry || typeof process.execve !== 'function' || config.databaseUrl) return null;
   if (existsSync(join(config.dataDir, 'db', 'PG_VERSION'))) return null;
   const execve = process.execve;
