@@ -10,7 +10,7 @@
 //   database wt_footprint_<pid> (dropped afterwards); "off" skips the PostgreSQL row.
 //   BENCH_FOOTPRINT_SETTLE_MS (5000): how long the server idles before the "idle" reading.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HOST, ROOT, TMP, freePort, get, makeDir, printTable, sleep, verdict } from './lib/common.mjs';
@@ -19,6 +19,28 @@ import { startAtrium, stopAtrium, track, stop } from './lib/processes.mjs';
 const BUDGET = { firstPeak: 450, idle: 300, pgIdle: 150 };
 const SETTLE_MS = Number(process.env.BENCH_FOOTPRINT_SETTLE_MS || 5000);
 const PG_URL = process.env.BENCH_FOOTPRINT_PG || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const SMALL_HOST_MB = 1024;
+
+/**
+ * A memory cgroup limited to `mb` (cgroup v2, else v1), or null where the bench may not make one
+ * (not root, a read-only /sys/fs/cgroup). The server reads the limit as its host's memory.
+ */
+function makeMemoryCgroup(mb) {
+  const name = `atrium-footprint-${process.pid}`;
+  for (const [root, limitFile] of [['/sys/fs/cgroup', 'memory.max'], ['/sys/fs/cgroup/memory', 'memory.limit_in_bytes']]) {
+    const path = join(root, name);
+    try {
+      if (!existsSync(join(root, 'cgroup.procs'))) continue;
+      mkdirSync(path);
+      writeFileSync(join(path, limitFile), String(mb * 1024 * 1024));
+      return { procs: join(path, 'cgroup.procs'), remove: () => { try { rmdirSync(path); } catch { /* a process still in it */ } } };
+    } catch {
+      try { rmdirSync(path); } catch { /* not made */ }
+    }
+  }
+  return null;
+}
 
 /** VmHWM and VmRSS of a process in MB (the whole process: every thread's memory is in it). */
 function memory(pid) {
@@ -57,8 +79,8 @@ async function visitEveryPageType(url) {
 }
 
 /** Starts Atrium with --expose-gc, reads memory after start, visits every page type, idles, reads again. */
-async function measureAtrium({ dataDir, env = {}, label }) {
-  const server = await startAtrium({ dataDir, env });
+async function measureAtrium({ dataDir, env = {}, label, cgroupProcs }) {
+  const server = await startAtrium({ dataDir, env, cgroupProcs });
   const pid = server.child.pid;
   const afterStart = memory(pid);
   const pages = await visitEveryPageType(server.url);
@@ -104,6 +126,19 @@ export async function footprint(ctx) {
   // Embedded PGlite: a first start on an empty data dir (initdb + migrations), then a restart.
   const first = await measureAtrium({ dataDir: makeDir(join(dir, 'pglite')), label: 'PGlite, first start' });
   const again = await measureAtrium({ dataDir: join(dir, 'pglite'), label: 'PGlite, restart' });
+  // The same first start on a 1 GB host (a memory cgroup with that limit, where this machine lets the
+  // bench make one): the server then keeps PGlite on baseline code (v8-flags.ts, serverV8Flags).
+  const small = makeMemoryCgroup(SMALL_HOST_MB);
+  let firstSmall = null;
+  let againSmall = null;
+  if (small) {
+    try {
+      firstSmall = await measureAtrium({ dataDir: makeDir(join(dir, 'pglite-small')), label: `PGlite, first start, ${SMALL_HOST_MB} MB limit`, cgroupProcs: small.procs });
+      againSmall = await measureAtrium({ dataDir: join(dir, 'pglite-small'), label: `PGlite, restart, ${SMALL_HOST_MB} MB limit`, cgroupProcs: small.procs });
+    } finally {
+      small.remove();
+    }
+  } else console.log('[bench] footprint: no writable memory cgroup here: the 1 GB host rows are skipped');
   let pg = null;
   if (PG_URL !== 'off') {
     const name = `wt_footprint_${process.pid}`;
@@ -121,14 +156,15 @@ export async function footprint(ctx) {
 
   const ratio = (m) => `${(m / bare.rss).toFixed(1)}×`;
   rows.push(['bare node:http (reference)', mb(bare.peak), mb(bare.rss), '', mb(bare.rss), '', '', '1.0×', '']);
-  for (const r of [first, again, pg].filter(Boolean)) {
-    const budget = r === first ? `peak ≤ ${BUDGET.firstPeak}, idle ≤ ${BUDGET.idle}` : r === pg ? `idle ≤ ${BUDGET.pgIdle}` : `idle ≤ ${BUDGET.idle}`;
+  for (const r of [first, again, firstSmall, againSmall, pg].filter(Boolean)) {
+    const budget = r === first || r === firstSmall ? `peak ≤ ${BUDGET.firstPeak}, idle ≤ ${BUDGET.idle}` : r === pg ? `idle ≤ ${BUDGET.pgIdle}` : `idle ≤ ${BUDGET.idle}`;
     rows.push([r.label, mb(r.idle.peak), mb(r.afterStart.rss), mb(r.afterPages.rss), mb(r.idle.rss), `${r.idle.pageCache.toFixed(1)} MB`, mb(r.idle.heapUsed), ratio(r.idle.rss), budget]);
   }
   console.log(`\nBudget 10: footprint (VmHWM / VmRSS of the whole process, ${SETTLE_MS / 1000} s idle after one visit of each page type)\n`);
   const table = printTable(['server', 'peak (VmHWM)', 'RSS after start', 'RSS after pages', 'RSS idle', 'of which page cache', 'JS heap used', 'idle ÷ bare', 'budget (MB)'], rows);
   const pass = first.idle.peak <= BUDGET.firstPeak && first.idle.rss <= BUDGET.idle && again.idle.rss <= BUDGET.idle && (!pg || pg.idle.rss <= BUDGET.pgIdle);
-  const summary = `${verdict(pass)}: PGlite first-start peak ${mb(first.idle.peak)} (≤ ${BUDGET.firstPeak}), idle ${mb(first.idle.rss)} / restart idle ${mb(again.idle.rss)} (≤ ${BUDGET.idle})${pg ? `, PostgreSQL idle ${mb(pg.idle.rss)} (≤ ${BUDGET.pgIdle})` : ''}; bare node:http ${mb(bare.rss)}`;
+  const smallLine = firstSmall ? `; with a ${SMALL_HOST_MB} MB limit: first-start peak ${mb(firstSmall.idle.peak)}, idle ${mb(firstSmall.idle.rss)} / restart idle ${mb(againSmall.idle.rss)}` : '';
+  const summary = `${verdict(pass)}: PGlite first-start peak ${mb(first.idle.peak)} (≤ ${BUDGET.firstPeak}), idle ${mb(first.idle.rss)} / restart idle ${mb(again.idle.rss)} (≤ ${BUDGET.idle})${smallLine}${pg ? `, PostgreSQL idle ${mb(pg.idle.rss)} (≤ ${BUDGET.pgIdle})` : ''}; bare node:http ${mb(bare.rss)}`;
   return { name: 'footprint', pass, table, summary };
 }
 

@@ -75,10 +75,14 @@ const LISTENING = /listening on http:\/\/\S+:(\d+) \(ready in (\d+) ms\)/;
  * the server's own "ready in N ms", and the wall time from spawn to that log line. `port` is picked
  * by the caller when it needs to poll the server before it reports itself ready.
  */
-export async function startAtrium({ dataDir, env = {}, port, timeoutMs = 60_000 }) {
+export async function startAtrium({ dataDir, env = {}, port, timeoutMs = 60_000, cgroupProcs }) {
   port ??= await freePort();
   const t0 = performance.now();
-  const child = track(process.execPath, [join(ROOT, 'dist', 'atrium.mjs')], {
+  // cgroupProcs: a cgroup's cgroup.procs file the server runs in (a shell joins it, then execs node: same pid).
+  const [command, args] = cgroupProcs
+    ? ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', cgroupProcs, process.execPath, join(ROOT, 'dist', 'atrium.mjs')]]
+    : [process.execPath, [join(ROOT, 'dist', 'atrium.mjs')]];
+  const child = track(command, args, {
     cwd: ROOT,
     env: atriumEnv(dataDir, port, env),
     stdio: ['ignore', 'pipe', 'pipe'],

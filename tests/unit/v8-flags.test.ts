@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { missingServerEnv, missingV8Flags, SERVER_ENV, SERVER_V8_FLAGS } from '../../src/server/v8-flags';
+import { hostMemoryBytes, missingServerEnv, missingV8Flags, SERVER_ENV, SERVER_V8_FLAGS, serverV8Flags, SMALL_HOST_BYTES } from '../../src/server/v8-flags';
 
 describe('missingV8Flags', () => {
   it('asks for every server flag when none was given', () => {
@@ -16,6 +16,30 @@ describe('missingV8Flags', () => {
     expect(missingV8Flags(['--max-semi-space-size=32', '--liftoff-only'], '')).toEqual(['--expose-gc']);
     expect(missingV8Flags([], '--max_semi_space_size=16')).toEqual(['--expose-gc']);
     expect(missingV8Flags([], '--max_semi_space_size=16  --expose-gc')).toEqual([]);
+  });
+});
+
+describe('serverV8Flags', () => {
+  const GB = 1024 ** 3;
+  it('adds --liftoff-only for PGlite on a host with less than 2 GB, not on PostgreSQL or a larger host', () => {
+    expect(SMALL_HOST_BYTES).toBe(2 * GB);
+    expect(serverV8Flags({}, 1 * GB)).toEqual([...SERVER_V8_FLAGS, '--liftoff-only']);
+    expect(serverV8Flags({}, 2 * GB)).toEqual(SERVER_V8_FLAGS);
+    expect(serverV8Flags({ DATABASE_URL: 'postgres://db/atrium' }, 1 * GB)).toEqual(SERVER_V8_FLAGS);
+  });
+
+  it('leaves the choice to an operator who gave it, either way', () => {
+    const small = serverV8Flags({}, GB / 2);
+    expect(missingV8Flags([], '', small)).toEqual(small);
+    expect(missingV8Flags(['--no-liftoff-only'], '', small)).toEqual(SERVER_V8_FLAGS);
+    expect(missingV8Flags([...SERVER_V8_FLAGS, '--liftoff-only'], '', small)).toEqual([]);
+  });
+
+  it('reads the host\'s memory as the smaller of the machine and a cgroup limit', () => {
+    expect(hostMemoryBytes(24 * GB, undefined)).toBe(24 * GB);
+    expect(hostMemoryBytes(24 * GB, 0)).toBe(24 * GB);
+    expect(hostMemoryBytes(24 * GB, GB)).toBe(GB);
+    expect(hostMemoryBytes(24 * GB, 9223372036854771712)).toBe(24 * GB); // cgroup v1 "no limit"
   });
 });
 
@@ -37,9 +61,9 @@ describe('the entry (dist/atrium.mjs)', () => {
   const importsOf = (file: string): string[] =>
     [...readFileSync(new URL(`../../src/server/${file}`, import.meta.url), 'utf8').matchAll(/^import\s[^;]*?['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
 
-  it('loads only the re-exec and its flags before the server', () => {
+  it('loads only the re-exec, its flags and Node\'s own modules before the server', () => {
     expect(importsOf('entry.ts')).toEqual(['./reexec']);
-    expect(importsOf('reexec.ts')).toEqual(['./v8-flags']);
+    expect(importsOf('reexec.ts')).toEqual(['node:os', './v8-flags']);
     expect(importsOf('v8-flags.ts')).toEqual([]);
     expect(readFileSync(new URL('../../src/server/entry.ts', import.meta.url), 'utf8')).toContain("await import(new URL('./atrium-main.mjs', import.meta.url).href)");
   });
