@@ -5,7 +5,6 @@
 import { existsSync, openAsBlob } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { collectAndShrink } from '../gc';
 import { PGlite, messages, TransactionAbortedError, type QueryOptions, type Transaction } from '@electric-sql/pglite';
 
 /**
@@ -163,6 +162,14 @@ async function run(req: WorkerRequest): Promise<unknown> {
     default:
       throw new Error(`unknown request ${(req as { op: string }).op}`);
   }
+}
+
+/**
+ * V8's memory-reducing full collection, as src/lib/server/gc.ts runs it (repeated here: the worker
+ * imports no module of ours, so vitest and `astro dev` can run this file from source).
+ */
+function collectAndShrink(): void {
+  (globalThis as { gc?: (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void }).gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
 // A full collection of this thread's heap once it has been quiet for a 2 s tick after serving
