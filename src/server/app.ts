@@ -2,6 +2,7 @@
 // files, cached pages) itself and hands the rest to Astro.
 import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { join } from 'node:path';
 import type { Runtime } from '../lib/server/runtime';
 import { PageCache, type CachedPage } from '../lib/server/page-cache';
 import { pickEncoding } from '../lib/server/compress';
@@ -15,6 +16,8 @@ import { appLocals } from '../lib/server/app-locals';
 import { replyAfterBody } from './drain';
 import { createMetrics } from '../lib/server/metrics';
 import { answerCount, closeStreams, COUNT_PATH, handleStream, STREAM_PATH } from './stream';
+import { CHAT_SEND_PATH, handleChatSend } from './chat-send';
+import { useBuiltChatWorker } from '../lib/server/chat/provider';
 import { startMessageJob } from '../lib/server/messages/mail-job';
 import { hubFor } from '../lib/server/messages/live';
 
@@ -147,6 +150,8 @@ export interface AtriumApp {
 export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: string): AtriumApp {
   const { config, log } = runtime;
   const statics = loadStaticFiles(clientDir);
+  // The chat worker is built beside the client files' folder (dist/chat-worker.mjs).
+  useBuiltChatWorker(join(clientDir, '..', 'chat-worker.mjs'));
   let inFlight = 0;
   let shuttingDown = false;
   const metrics = createMetrics(runtime, () => inFlight);
@@ -251,6 +256,8 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
       // `pathname` lets work deep in the request (a slow query's log line) name its route.
       const locals = { runtime, ...basics, pathname };
+      // A chat question starts a reply without Astro (chat-send.ts: its start cost queued bursts).
+      if (pathname === CHAT_SEND_PATH && req.method === 'POST') return await appLocals.run(locals, () => handleChatSend(req, res, runtime, basics));
       await appLocals.run(locals, () => handler(req, res, undefined, locals));
     } catch (err) {
       const requestId = newRequestId();

@@ -6,18 +6,20 @@ import type { Highlight } from './render';
 export const LANGUAGES = ['bash', 'css', 'diff', 'html', 'ini', 'java', 'javascript', 'json', 'jsx', 'markdown', 'nginx', 'php', 'python', 'rust', 'go', 'sql', 'toml', 'tsx', 'typescript', 'vue', 'yaml', 'dockerfile', 'c', 'cpp'] as const;
 const ALIASES: Record<string, string> = { js: 'javascript', ts: 'typescript', sh: 'bash', shell: 'bash', zsh: 'bash', yml: 'yaml', md: 'markdown', py: 'python', rs: 'rust', golang: 'go' };
 
-let highlighter: Promise<Highlighter> | null = null;
+// Once per process, whichever copy of this module asks first (the server's bundle renders chat
+// answers of POST /api/chat/send, Astro's bundle the pages): shiki is tens of megabytes.
+const KEY = Symbol.for('atrium.highlighter');
+const holder = globalThis as unknown as Record<symbol, { highlighter: Promise<Highlighter> | null; highlight: Highlight | null } | undefined>;
+const shared = holder[KEY] ??= { highlighter: null, highlight: null };
 
 /** The highlight function for `renderMarkdown`; the highlighter loads once per process. */
-let highlight: Highlight | null = null;
-
 export async function serverHighlight(): Promise<Highlight> {
-  highlighter ??= createHighlighter({ themes: ['github-light', 'github-dark'], langs: [...LANGUAGES], engine: createJavaScriptRegexEngine() });
-  const h = await highlighter;
+  shared.highlighter ??= createHighlighter({ themes: ['github-light', 'github-dark'], langs: [...LANGUAGES], engine: createJavaScriptRegexEngine() });
+  const h = await shared.highlighter;
   // The same function every time: the markdown pipeline keeps one parser per highlighter.
-  if (highlight) return highlight;
+  if (shared.highlight) return shared.highlight;
   const known = new Set<string>(LANGUAGES);
-  return highlight = (code, lang) => {
+  return shared.highlight = (code, lang) => {
     const language = ALIASES[lang] ?? lang;
     if (!known.has(language)) return null;
     return h.codeToHtml(code, { lang: language, themes: { light: 'github-light', dark: 'github-dark' }, defaultColor: 'light' });

@@ -6,6 +6,7 @@ import { clientIp } from './request-context';
 import { forwardedProto } from './proxy';
 import { findControlChars } from '../shared/validation/common';
 import { withOutbox } from './messages/live';
+import type { RateLimiter } from './rate-limit';
 
 
 /** The one error services throw: a message key, optional field errors, and the envelope code. */
@@ -109,21 +110,26 @@ function issueMessage(issue: z.core.$ZodIssue, t: ReturnType<typeof translator<'
  * character anywhere in it (NUL, which PostgreSQL refuses, and the rest) is a field error.
  */
 export async function readRaw(ctx: APIContext): Promise<unknown> {
-  const value = await readRawUnchecked(ctx);
-  const bad = findControlChars(value);
-  if (bad) throw new AppError('api.invalidInput', { fieldKeys: { [bad]: 'validation.controlChars' } });
-  return value;
+  if (ctx.request.method === 'GET' || ctx.request.method === 'HEAD') return checkedInput(Object.fromEntries(ctx.url.searchParams));
+  return parseJsonBody(await ctx.request.text());
 }
 
-async function readRawUnchecked(ctx: APIContext): Promise<unknown> {
-  if (ctx.request.method === 'GET' || ctx.request.method === 'HEAD') return Object.fromEntries(ctx.url.searchParams);
-  const text = await ctx.request.text();
+/** A request body's JSON (empty: `{}`), refused as invalid JSON or with a control character: what readRaw does with a body. */
+export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new AppError('api.invalidJson', { fieldKeys: { body: 'api.invalidJson' } });
   }
+  return checkedInput(value);
+}
+
+function checkedInput(value: unknown): unknown {
+  const bad = findControlChars(value);
+  if (bad) throw new AppError('api.invalidInput', { fieldKeys: { [bad]: 'validation.controlChars' } });
+  return value;
 }
 
 /**
@@ -140,8 +146,13 @@ export function isBadInputError(err: unknown): boolean {
 
 /** Checks raw input against a shared schema; failures become code 0 with field errors. */
 export function parseInput<S extends z.ZodType>(ctx: APIContext, schema: S, raw: unknown): z.output<S> {
+  return parseWith(schema, raw, ctx.locals.apiLocale);
+}
+
+/** parseInput without a context: field errors in `locale`. */
+export function parseWith<S extends z.ZodType>(schema: S, raw: unknown, locale: Locale): z.output<S> {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AppError('api.invalidInput', { fields: fieldErrors(parsed.error, ctx.locals.apiLocale) });
+  if (!parsed.success) throw new AppError('api.invalidInput', { fields: fieldErrors(parsed.error, locale) });
   return parsed.data;
 }
 
@@ -185,8 +196,13 @@ export function requestIsHttps(ctx: Pick<APIContext, 'url' | 'request' | 'client
 
 /** Counts one hit on `key`; over `limit` per window it returns the HTTP 429 reply, else null. */
 export async function rateLimitReply(ctx: APIContext, key: string, limit: number, windowSeconds: number): Promise<Response | null> {
-  const result = await ctx.locals.runtime.limiter.hit(key, limit, windowSeconds);
+  return limitReply(ctx.locals.runtime.limiter, ctx.locals.apiLocale, key, limit, windowSeconds);
+}
+
+/** rateLimitReply without a context: the 429 reply in `locale`. */
+export async function limitReply(limiter: Pick<RateLimiter, 'hit'>, locale: Locale, key: string, limit: number, windowSeconds: number): Promise<Response | null> {
+  const result = await limiter.hit(key, limit, windowSeconds);
   if (result.allowed) return null;
-  const msg = translator(ctx.locals.apiLocale, 'api')('api.rateLimited', { seconds: result.retryAfter });
+  const msg = translator(locale, 'api')('api.rateLimited', { seconds: result.retryAfter });
   return envelope({ code: Code.error, msg, data: null }, 429, { 'retry-after': String(result.retryAfter) });
 }

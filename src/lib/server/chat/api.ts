@@ -1,16 +1,39 @@
-// What the chat API handlers share: who asks.
+// What the chat API handlers share: who asks, and the send call (answered by the Astro route and,
+// without Astro, by the Node server: src/server/chat-send.ts).
 import type { APIContext } from 'astro';
-import { requestIp } from '../http';
-import { linkFor } from '../../shared/hosts';
-import type { Asker } from './reply';
+import type { Runtime } from '../runtime';
+import { limitReply, parseWith, requestIp } from '../http';
+import { linkFor, type HostContext } from '../../shared/hosts';
+import { SendInput } from '../../shared/validation/chat';
+import type { Locale } from '../../i18n';
+import type { user } from '../db/schema';
+import { sendReply, type Asker } from './reply';
+import { chatSettings } from './settings';
 
 export function askerOf(ctx: APIContext): Asker {
-  const row = ctx.locals.session?.row;
+  return askerFrom(ctx.locals.session?.row ?? null, requestIp(ctx), ctx.locals.apiLocale, ctx.locals.host);
+}
+
+/** The asker of a request: its member (null: a visitor), address, API language and host. */
+export function askerFrom(row: Pick<typeof user.$inferSelect, 'id' | 'groupId'> | null, ip: string, locale: Locale, host: HostContext): Asker {
   return {
     userId: row?.id ?? 0,
     groupId: row?.groupId ?? 0,
-    ip: requestIp(ctx),
-    locale: ctx.locals.apiLocale,
-    link: (path) => linkFor(path, ctx.locals.host),
+    ip,
+    locale,
+    link: (path) => linkFor(path, host),
   };
+}
+
+/**
+ * `POST /api/chat/send` once the request is authenticated: the chat's rate limits, then the input
+ * (`readRaw`: the body as readRaw gives it), then the reply's UI message stream.
+ */
+export async function sendChat(runtime: Runtime, asker: Asker, readRaw: () => Promise<unknown>): Promise<Response> {
+  const settings = await chatSettings(runtime.site);
+  const limited = (asker.userId ? await limitReply(runtime.limiter, asker.locale, `chat:send:u${asker.userId}`, settings.rateMember, 60) : null)
+    ?? await limitReply(runtime.limiter, asker.locale, `chat:send:ip:${asker.ip}`, settings.rateIp, 60);
+  if (limited) return limited;
+  const input = parseWith(SendInput, await readRaw(), asker.locale);
+  return sendReply(runtime, asker, input);
 }

@@ -1,6 +1,6 @@
 // Talking to an OpenAI-compatible model, and what its failures mean to the asker.
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { APICallError } from 'ai';
 import type { ChatModelConfig } from './models';
@@ -69,13 +69,16 @@ class CompletionWorker {
   #next = 1;
   #replies = new Map<number, ReturnType<typeof generation>>();
 
-  /** The built worker file, or null where there is none (astro dev, unit tests): then replies run in process. */
+  /**
+   * The built worker file beside this module, else the one the server named (useBuiltChatWorker),
+   * or null where there is none (astro dev, unit tests): then replies run in process.
+   */
   static file(): URL | null {
     if (CompletionWorker.#file === undefined) {
       CompletionWorker.#file = ['./chat-worker.mjs', '../chat-worker.mjs', '../../chat-worker.mjs']
         .map((name) => new URL(name, import.meta.url)).find((url) => url.protocol === 'file:' && existsSync(fileURLToPath(url))) ?? null;
     }
-    return CompletionWorker.#file;
+    return CompletionWorker.#file ?? shared.file;
   }
 
   constructor(file: URL) {
@@ -89,7 +92,7 @@ class CompletionWorker {
       }
     });
     const fail = (err: unknown): void => {
-      if (worker === this) worker = null;
+      if (shared.worker === this) shared.worker = null;
       const end: CompletionEnd = { usage: null, error: { name: 'Error', message: `the chat worker stopped: ${String((err as Error)?.message ?? err)}` } };
       for (const reply of this.#replies.values()) reply.end(end);
       this.#replies.clear();
@@ -111,7 +114,19 @@ class CompletionWorker {
   }
 }
 
-let worker: CompletionWorker | null = null;
+// One worker per process, whichever copy of this module starts it (the server's bundle answers
+// POST /api/chat/send, Astro's bundle the other chat routes: see streams.ts).
+const KEY = Symbol.for('atrium.chat-worker');
+const holder = globalThis as unknown as Record<symbol, { worker: CompletionWorker | null; file: URL | null } | undefined>;
+const shared = holder[KEY] ??= { worker: null, file: null };
+
+/**
+ * Names the built worker file for a copy of this module that is not beside it: the server's
+ * source run by the integration tests (src/server/app.ts) beside the built site.
+ */
+export function useBuiltChatWorker(file: string): void {
+  if (!shared.file && existsSync(file)) shared.file = pathToFileURL(file);
+}
 
 /**
  * Starts a streamed completion; the signal aborts the upstream request. It runs in the chat worker
@@ -121,8 +136,8 @@ export async function generate(model: ChatModelConfig, instructions: string, mes
   const req: CompletionRequest = { baseUrl: model.baseUrl, apiKey: model.apiKey, modelId: model.modelId, instructions, messages };
   const file = CompletionWorker.file();
   if (file) {
-    worker ??= new CompletionWorker(file);
-    return worker.start(req, signal);
+    shared.worker ??= new CompletionWorker(file);
+    return shared.worker.start(req, signal);
   }
   const reply = generation();
   void complete(req, signal, reply.text).then(reply.end);

@@ -5,6 +5,7 @@ import type { Db } from '../db/client';
 import { chatReply, user } from '../db/schema';
 import { adjustScore } from '../account/ledger';
 import type { ChatModelConfig } from './models';
+import { endReplyRow } from './reply-rows';
 
 export interface Asker {
   userId: number;
@@ -52,12 +53,15 @@ export function estimateCost(model: Pick<ChatModelConfig, 'pricePer1k' | 'priceP
   return model.pricePerMessage + tokens;
 }
 
-/** Whether this reply is free, paid or refused; decided before the provider is called. */
-export async function decideQuota(db: Db, model: ChatModelConfig, asker: Asker, promptTokens: number, since: number): Promise<QuotaDecision> {
+/**
+ * Whether this reply is free, paid or refused; decided before the provider is called. `since`
+ * (the start of today) may be a function: it is called only when today's usage is counted.
+ */
+export async function decideQuota(db: Db, model: ChatModelConfig, asker: Asker, promptTokens: number, since: number | (() => number)): Promise<QuotaDecision> {
   const estimate = estimateCost(model, promptTokens);
   if (estimate === 0) return { ok: true, free: true, estimate };
   if (model.freeDaily > 0) {
-    const used = await usageToday(db, model.name, asker, since);
+    const used = await usageToday(db, model.name, asker, typeof since === 'function' ? since() : since);
     const left = model.freeUnit === 'messages' ? model.freeDaily - used.freeMessages : model.freeDaily - used.tokens;
     if (left > 0) return { ok: true, free: true, estimate: 0 };
   }
@@ -88,9 +92,9 @@ export interface Settlement {
 export async function settleReply(db: Db, replyId: string, model: ChatModelConfig | null, end: Settlement, memo: string, unpaid = false): Promise<number | null> {
   const ended = { status: end.status, promptTokens: end.promptTokens, completionTokens: end.completionTokens, finishTime: Math.floor(Date.now() / 1000) };
   if (unpaid) {
-    // Free, a visitor's or the site assistant's: nothing to charge, so one statement, no transaction.
-    const [row] = await db.update(chatReply).set(ended).where(and(eq(chatReply.id, replyId), eq(chatReply.status, 'streaming'))).returning({ id: chatReply.id });
-    return row ? 0 : null;
+    // Free, a visitor's or the site assistant's: nothing to charge, so one statement, no
+    // transaction, shared with the replies that end at the same time.
+    return (await endReplyRow(db, { id: replyId, end: ended })) ? 0 : null;
   }
   return db.transaction(async (tx) => {
     const [row] = await tx.update(chatReply).set(ended).where(and(eq(chatReply.id, replyId), eq(chatReply.status, 'streaming'))).returning({ userId: chatReply.userId, free: chatReply.free });

@@ -18,6 +18,7 @@ import { assistantAnswer, pieces } from './assistant';
 import { dayBounds, decideQuota, settleReply, type Settlement } from './quota';
 import { conversationOf, ensureConversation, setLeaf, storeAnswer, storeBranch, titleOf } from './conversations';
 import { chatStreams, type FinishedReply } from './streams';
+import { insertReplyRow } from './reply-rows';
 import { failureOf, generate } from './provider';
 
 /** SSE must reach the browser as it is written: `identity` keeps the server's on-the-fly compression (which buffers) away. */
@@ -51,10 +52,40 @@ function formatReset(end: number, timeZone: string, locale: Locale): string {
   return new Intl.DateTimeFormat(locale === 'en' ? 'en-GB' : 'zh-CN', { timeZone, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(end * 1000);
 }
 
+// Sources come from the retrieval cache, the same objects for every question on a topic: what is
+// derived from them alone is derived once (a burst of questions paid it per question).
+const excerpts = new WeakMap<Source, string>();
+const grounded = new WeakMap<Source[], Map<string, { text: string; tokens: number }>>();
+
+function excerptOf(s: Source): string {
+  let excerpt = excerpts.get(s);
+  if (excerpt === undefined) {
+    const chars = Array.from(s.text);
+    excerpt = chars.length > 280 ? `${chars.slice(0, 280).join('')}…` : s.text;
+    excerpts.set(s, excerpt);
+  }
+  return excerpt;
+}
+
 const sourceMeta = (s: Source, link: (p: string) => string): SourceMeta => ({
-  n: s.n, kind: s.kind, title: s.title, heading: s.heading, url: link(s.url),
-  excerpt: Array.from(s.text).length > 280 ? `${Array.from(s.text).slice(0, 280).join('')}…` : s.text,
+  n: s.n, kind: s.kind, title: s.title, heading: s.heading, url: link(s.url), excerpt: excerptOf(s),
 });
+
+/** The model's instructions for these sources and their token estimate. */
+function instructionsFor(sources: Source[], siteName: string, locale: Locale): { text: string; tokens: number } {
+  let byName = grounded.get(sources);
+  if (!byName) grounded.set(sources, byName = new Map());
+  const key = `${locale}:${siteName}`;
+  let made = byName.get(key);
+  if (!made) {
+    const text = groundingInstructions(sources, siteName, locale);
+    made = { text, tokens: estimateTokens(text) };
+    // The site's name changes rarely: a few entries per list at most.
+    if (byName.size >= 4) byName.clear();
+    byName.set(key, made);
+  }
+  return made;
+}
 
 /**
  * SSE frames to bytes, the frames written in one tick joined: one socket write for a burst (the
@@ -136,13 +167,15 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
   } else if (!member) {
     title = question.slice(0, 40);
   }
-  const day = dayBounds(timeZone);
-  const instructions = groundingInstructions(sources, siteName, asker.locale);
+  // Today's bounds are needed only by a priced model's quota (formatting them costs).
+  let day: { start: number; end: number } | null = null;
+  const today = (): { start: number; end: number } => (day ??= dayBounds(timeZone));
+  const { text: instructions, tokens: instructionTokens } = instructionsFor(sources, siteName, asker.locale);
 
   // Keep the newest history that fits the model's context with the instructions and room to answer.
   let modelHistory = history;
   if (model) {
-    let budget = model.contextWindow - estimateTokens(instructions) - Math.min(2048, Math.floor(model.contextWindow / 4));
+    let budget = model.contextWindow - instructionTokens - Math.min(2048, Math.floor(model.contextWindow / 4));
     const kept: typeof history = [];
     for (const m of [...history].reverse()) {
       budget -= estimateTokens(m.text) + 4;
@@ -151,16 +184,17 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
     }
     modelHistory = kept;
   }
-  const promptTokens = estimateTokens(instructions) + modelHistory.reduce((n, m) => n + estimateTokens(m.text) + 4, 0);
+  const promptTokens = instructionTokens + modelHistory.reduce((n, m) => n + estimateTokens(m.text) + 4, 0);
 
   // The quota is decided before the provider is called: a refusal never reaches it.
   let free = true;
   if (model) {
-    const decision = await decideQuota(runtime.db, model, { userId: asker.userId, ip: asker.ip }, promptTokens, day.start);
+    const decision = await decideQuota(runtime.db, model, { userId: asker.userId, ip: asker.ip }, promptTokens, () => today().start);
     if (!decision.ok) {
-      const resets = formatReset(day.end, timeZone, asker.locale);
+      const { end: dayEnd } = today();
+      const resets = formatReset(dayEnd, timeZone, asker.locale);
       throw new AppError(decision.reason === 'points' ? 'chat.noPoints' : 'chat.signInToContinue', {
-        status: 402, values: { estimate: decision.estimate, score: decision.score, resets }, data: { resets: day.end, estimate: decision.estimate, score: decision.score },
+        status: 402, values: { estimate: decision.estimate, score: decision.score, resets }, data: { resets: dayEnd, estimate: decision.estimate, score: decision.score },
       });
     }
     free = decision.free;
@@ -181,7 +215,7 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
       await ensureConversation(runtime.db, asker.userId, input.id, question, modelName);
       await storeBranch(runtime.db, input.id, history);
     }
-    if (model) await runtime.db.insert(chatReply).values(row);
+    if (model) await insertReplyRow(runtime.db, row);
     if (member) await setLeaf(runtime.db, input.id, last.id, modelName);
   })();
   persisted.catch((err: unknown) => {
@@ -215,7 +249,7 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
       const [points, html] = await Promise.all([
         (!recorded ? Promise.resolve(0)
           : model ? settleReply(runtime.db, replyId, model, end, memo, free || !member)
-            : runtime.db.insert(chatReply).values({ ...row, status: end.status, finishTime: Math.floor(Date.now() / 1000) }).then(() => 0)
+            : insertReplyRow(runtime.db, { ...row, status: end.status, finishTime: Math.floor(Date.now() / 1000) }).then(() => 0)
         ).catch((err: unknown) => {
           runtime.log.error('chat settle failed', { replyId, err: String(err) });
           return 0;

@@ -85,7 +85,12 @@ function memoryPubSub(): { publisher: Publisher; subscriber: Subscriber } {
   };
 }
 
-const contexts = new WeakMap<Runtime, Promise<ChatStreams>>();
+// One per process, whichever copy of this module asks: the server's bundle answers POST
+// /api/chat/send itself (src/server/chat-send.ts) and Astro's bundle the other chat routes, and a
+// reply one starts the other must find, stop and resume.
+const KEY = Symbol.for('atrium.chat-streams');
+const holder = globalThis as unknown as Record<symbol, WeakMap<Runtime, Promise<ChatStreams>> | undefined>;
+const contexts = holder[KEY] ??= new WeakMap<Runtime, Promise<ChatStreams>>();
 
 /** The chat streams of this runtime, made on first use. */
 export function chatStreams(runtime: Runtime): Promise<ChatStreams> {

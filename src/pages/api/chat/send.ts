@@ -1,20 +1,14 @@
-import { api, rateLimitReply, readInput } from '../../../lib/server/http';
+import { api, readRaw } from '../../../lib/server/http';
 import { SendInput } from '../../../lib/shared/validation/chat';
-import { askerOf } from '../../../lib/server/chat/api';
-import { sendReply } from '../../../lib/server/chat/reply';
-import { chatSettings } from '../../../lib/server/chat/settings';
+import { askerOf, sendChat } from '../../../lib/server/chat/api';
 import { routeAccess, OWNER } from '../../../lib/shared/access';
 
-/** Asks a question: answers the AI SDK UI message stream (text/event-stream). */
-export const POST = api(async (ctx) => {
-  const asker = askerOf(ctx);
-  const settings = await chatSettings(ctx.locals.runtime.site);
-  const limited = (asker.userId ? await rateLimitReply(ctx, `chat:send:u${asker.userId}`, settings.rateMember, 60) : null)
-    ?? await rateLimitReply(ctx, `chat:send:ip:${asker.ip}`, settings.rateIp, 60);
-  if (limited) return limited;
-  const input = await readInput(ctx, SendInput);
-  return sendReply(ctx.locals.runtime, asker, input);
-});
+/**
+ * Asks a question: answers the AI SDK UI message stream (text/event-stream). The Node server
+ * answers this call itself (src/server/chat-send.ts, the same steps without Astro's request and
+ * middleware); this route serves `astro dev` and tells which methods the path takes.
+ */
+export const POST = api(async (ctx) => sendChat(ctx.locals.runtime, askerOf(ctx), () => readRaw(ctx)));
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
