@@ -1,6 +1,6 @@
 import type { APIContext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
-import { REFRESH_COOKIE, SESSION_COOKIE, fromOwnSite, requestBasics } from './lib/server/request-context';
+import { REFRESH_COOKIE, SESSION_COOKIE, fromOwnSite, isFormLike, requestBasics } from './lib/server/request-context';
 import { RefreshRaceError, refreshSession, resolveAccessToken, type Resolved } from './lib/server/auth/sessions';
 import { clearSessionCookie, setSessionCookies } from './lib/server/auth/guard';
 import { Code } from './lib/shared/codes';
@@ -46,7 +46,7 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
     if (normal !== url.pathname) return ctx.rewrite(normal + url.search);
     // A session carried by cookie must come from our own pages for anything that changes state, and
     // so must a body a plain HTML form can send cross-site (Astro's own check is off: it answered text).
-    if (!SAFE_METHODS.has(request.method) && (locals.session?.viaCookie || formLike(request)) && !ownSite(ctx)) {
+    if (!SAFE_METHODS.has(request.method) && (locals.session?.viaCookie || isFormLike(request.headers.get('content-type'))) && !ownSite(ctx)) {
       return envelope({ code: Code.error, msg: translator(locals.apiLocale, 'api')('api.forbiddenOrigin'), data: null }, 403);
     }
     const limited = await rateLimitReply(ctx, `api:${requestIp(ctx)}`, locals.runtime.config.apiRateLimit, 60);
@@ -63,7 +63,7 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
   }
 
   // No page takes a form post: one from another site is refused, as Astro's origin check did.
-  if (!SAFE_METHODS.has(request.method) && formLike(request) && !ownSite(ctx)) {
+  if (!SAFE_METHODS.has(request.method) && isFormLike(request.headers.get('content-type')) && !ownSite(ctx)) {
     return new Response('Cross-site form submissions are forbidden', { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   }
 
@@ -112,12 +112,6 @@ async function maybeCache(request: Request, locals: App.Locals, response: Respon
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** A body type an HTML form (or a no-cors fetch) can send from any site, or none at all. */
-function formLike(request: Request): boolean {
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  return type === '' || type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data' || type === 'text/plain';
-}
 
 function ownSite(ctx: APIContext): boolean {
   const { request, locals } = ctx;

@@ -6,8 +6,8 @@
 // Astro route (src/pages/api/chat/send.ts, which still answers under `astro dev`) would give.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Runtime } from '../lib/server/runtime';
-import { SESSION_COOKIE, fromOwnSite, readCookie, type RequestBasics } from '../lib/server/request-context';
-import { resolveAccessToken } from '../lib/server/auth/sessions';
+import { fromOwnSite, isFormLike, type RequestBasics } from '../lib/server/request-context';
+import { resolveRequestSession } from './upload';
 import { apiLocale, envelope, errorResponse, limitReply, parseJsonBody } from '../lib/server/http';
 import { forwardedClientIp } from '../lib/server/proxy';
 import { compressResponse } from '../lib/server/compress';
@@ -23,12 +23,6 @@ function header(req: IncomingMessage, name: string): string | null {
   const value = req.headers[name];
   if (value === undefined) return null;
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/** A body type an HTML form (or a no-cors fetch) can send from any site, or none at all (middleware.ts). */
-function formLike(req: IncomingMessage): boolean {
-  const type = (header(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  return type === '' || type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data' || type === 'text/plain';
 }
 
 /** The request body as text, decoded as `Request.text()` decodes it (UTF-8, a leading BOM dropped). */
@@ -66,16 +60,10 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
 export async function handleChatSend(req: IncomingMessage, res: ServerResponse, runtime: Runtime, basics: RequestBasics): Promise<void> {
   const { config } = runtime;
   const locale = apiLocale((name) => header(req, name), basics.locale);
-  // The session, as the middleware finds it on an API call: the token header, else the cookie (no
-  // refresh: that is for page loads).
-  const tokenHeader = header(req, 'ba-user-token') || header(req, 'bausertoken') || '';
-  const value = tokenHeader || (readCookie(req.headers.cookie, SESSION_COOKIE) ?? '');
-  const resolved = value ? await resolveAccessToken(runtime.db, runtime.tokenSecret, value, runtime.sessions) : null;
-  const row = resolved?.state === 'ok' ? resolved.row : null;
-  const viaCookie = !!row && !tokenHeader;
+  const { row, viaCookie } = await resolveRequestSession(req, runtime);
 
   // A session carried by cookie, or a body a plain HTML form can send, must come from our own pages.
-  if ((viaCookie || formLike(req)) && !fromOwnSite(header(req, 'origin') ?? header(req, 'referer'), header(req, 'host'), config.siteDomain)) {
+  if ((viaCookie || isFormLike(header(req, 'content-type'))) && !fromOwnSite(header(req, 'origin') ?? header(req, 'referer'), header(req, 'host'), config.siteDomain)) {
     return writeResponse(res, envelope({ code: Code.error, msg: translator(locale, 'api')('api.forbiddenOrigin'), data: null }, 403));
   }
   const ip = forwardedClientIp(header(req, 'x-forwarded-for'), req.socket.remoteAddress ?? '', config.proxy ?? config.trustProxy ?? null);

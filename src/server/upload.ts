@@ -11,7 +11,7 @@ import { imageSize } from 'image-size';
 import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
-import { resolveAccessToken } from '../lib/server/auth/sessions';
+import { resolveAccessToken, type Resolved } from '../lib/server/auth/sessions';
 import { fromOwnSite, readCookie, SESSION_COOKIE } from '../lib/server/request-context';
 import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime } from '../lib/server/upload/check';
 import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
@@ -145,14 +145,24 @@ function fileOfUrl(runtime: Runtime, url: string): string | null {
   return full.startsWith(root + sep) ? full : null;
 }
 
-/** The member behind an upload request: header `ba-user-token` (or `bausertoken`), else the cookie. */
-export async function resolveUploadUser(req: IncomingMessage, runtime: Runtime): Promise<Pick<UploadContext, 'user' | 'tokenExpired' | 'viaCookie'>> {
+/**
+ * The member behind a call the Node server answers itself (uploads, message streams, chat
+ * questions), as the middleware finds it on an API call: header `ba-user-token` (or `bausertoken`),
+ * else the cookie; no renewal from the refresh cookie (that is for page loads).
+ */
+export async function resolveRequestSession(req: IncomingMessage, runtime: Runtime): Promise<{ row: (Resolved & { state: 'ok' })['row'] | null; tokenExpired: boolean; viaCookie: boolean }> {
   const header = String(req.headers['ba-user-token'] ?? req.headers.bausertoken ?? '');
   const value = header || readCookie(req.headers.cookie, SESSION_COOKIE) || '';
-  if (!value) return { user: null, tokenExpired: false };
+  if (!value) return { row: null, tokenExpired: false, viaCookie: false };
   const resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, value, runtime.sessions);
-  if (resolved.state === 'ok') return { user: { id: resolved.userId }, tokenExpired: false, viaCookie: !header };
-  return { user: null, tokenExpired: resolved.state === 'expired' };
+  if (resolved.state === 'ok') return { row: resolved.row, tokenExpired: false, viaCookie: !header };
+  return { row: null, tokenExpired: resolved.state === 'expired', viaCookie: false };
+}
+
+/** The member behind an upload request (resolveRequestSession). */
+export async function resolveUploadUser(req: IncomingMessage, runtime: Runtime): Promise<Pick<UploadContext, 'user' | 'tokenExpired' | 'viaCookie'>> {
+  const { row, tokenExpired, viaCookie } = await resolveRequestSession(req, runtime);
+  return row ? { user: { id: row.id }, tokenExpired: false, viaCookie } : { user: null, tokenExpired };
 }
 
 function fullUrl(req: IncomingMessage, cdnUrl: string, url: string): string {

@@ -133,3 +133,12 @@ export function fromOwnSite(source: string | null | undefined, host: string | nu
   const bare = origin.split(':')[0] ?? '';
   return !!siteDomain && (bare === siteDomain || bare.endsWith(`.${siteDomain}`));
 }
+
+/**
+ * Whether a request's Content-Type is one an HTML form (or a no-cors fetch) can send from any site,
+ * or absent: such a request must come from our own pages (the middleware, src/server/chat-send.ts).
+ */
+export function isFormLike(contentType: string | null | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === '' || type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data' || type === 'text/plain';
+}

@@ -6,6 +6,7 @@ import { APICallError } from 'ai';
 import type { ChatModelConfig } from './models';
 import { complete, type CompletionEnd, type CompletionRequest, type Usage } from './completion';
 import type { WorkerIn, WorkerOut } from './completion-worker';
+import { processWide } from '../process-wide';
 
 export type { Usage } from './completion';
 
@@ -116,9 +117,7 @@ class CompletionWorker {
 
 // One worker per process, whichever copy of this module starts it (the server's bundle answers
 // POST /api/chat/send, Astro's bundle the other chat routes: see streams.ts).
-const KEY = Symbol.for('atrium.chat-worker');
-const holder = globalThis as unknown as Record<symbol, { worker: CompletionWorker | null; file: URL | null } | undefined>;
-const shared = holder[KEY] ??= { worker: null, file: null };
+const shared = processWide<{ worker: CompletionWorker | null; file: URL | null }>('chat-worker', () => ({ worker: null, file: null }));
 
 /**
  * Names the built worker file for a copy of this module that is not beside it: the server's

@@ -7,6 +7,7 @@ import type { Runtime } from '../runtime';
 import { serverHighlight } from '../../markdown/highlight.server';
 import { RetrievalCache } from './retrieve';
 import { allModels, type ChatModelConfig } from './models';
+import { processWide } from '../process-wide';
 
 const STOP_CHANNEL = 'chat:stop';
 /** How long a visitor's finished reply stays recoverable (the resumable stream's own lifetime). */
@@ -88,9 +89,7 @@ function memoryPubSub(): { publisher: Publisher; subscriber: Subscriber } {
 // One per process, whichever copy of this module asks: the server's bundle answers POST
 // /api/chat/send itself (src/server/chat-send.ts) and Astro's bundle the other chat routes, and a
 // reply one starts the other must find, stop and resume.
-const KEY = Symbol.for('atrium.chat-streams');
-const holder = globalThis as unknown as Record<symbol, WeakMap<Runtime, Promise<ChatStreams>> | undefined>;
-const contexts = holder[KEY] ??= new WeakMap<Runtime, Promise<ChatStreams>>();
+const contexts = processWide('chat-streams', () => new WeakMap<Runtime, Promise<ChatStreams>>());
 
 /** The chat streams of this runtime, made on first use. */
 export function chatStreams(runtime: Runtime): Promise<ChatStreams> {

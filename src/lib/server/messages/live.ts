@@ -7,6 +7,7 @@ import { and, count, eq, gt, lt, max } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { Bus } from '../bus';
 import { messageEvent, messages } from '../db/schema';
+import { processWide } from '../process-wide';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -31,11 +32,9 @@ const MAX_CACHED = 200_000;
 export const EVENT_KEEP_SECONDS = 86_400;
 const REPLAY_LIMIT = 200;
 
-// Shared by the server bundle (dist/atrium.mjs) and Astro's bundle, which each carry this module.
+// Shared by the server's bundle and Astro's bundle, which each carry this module.
 interface Shared { outbox: AsyncLocalStorage<LiveEvent[]>; hubs: Map<Bus, MessageHub> }
-const KEY = Symbol.for('atrium.messages-live');
-const holder = globalThis as unknown as Record<symbol, Shared | undefined>;
-const shared: Shared = holder[KEY] ??= { outbox: new AsyncLocalStorage<LiveEvent[]>(), hubs: new Map() };
+const shared: Shared = processWide('messages-live', () => ({ outbox: new AsyncLocalStorage<LiveEvent[]>(), hubs: new Map() }));
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
