@@ -120,6 +120,8 @@ test('cos: an image pasted into the editor appears with the store URL', async ({
   site.cli('module:install', 'editor');
   const page = await logInTo(site, browser, 'cloudcos');
   await page.goto('/ask/post');
+  // A paste before the editor hydrates would land in a bare textarea, which drops files.
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
   const editor = page.getByRole('textbox', { name: '内容' });
   await editor.click();
   await page.evaluate((b64) => {
