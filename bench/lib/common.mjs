@@ -101,6 +101,31 @@ export function cpuMs(pid) {
   return (ticks * 1000) / clockTicks;
 }
 
+/** CPU ms of each thread of a process by thread name (/proc/<pid>/task/<tid>/comm), threads of one name summed. */
+export function threadCpuMs(pid) {
+  clockTicks ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+  const out = {};
+  let tasks = [];
+  try { tasks = readdirSync(`/proc/${pid}/task`); } catch { return out; }
+  for (const tid of tasks) {
+    try {
+      const s = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      // Worker threads are all called "node": told apart by thread id (the main thread's is the pid).
+      const name = tid === String(pid) ? 'main' : comm === 'node' ? `node#${tid}` : comm;
+      out[name] = (out[name] ?? 0) + ((Number(f[11]) + Number(f[12])) * 1000) / clockTicks;
+    } catch { /* exited meanwhile */ }
+  }
+  return out;
+}
+
+/** `after − before` of two threadCpuMs() readings, as "name 12 ms, …" (largest first, zeros left out). */
+export function threadCpuDiff(before, after, per = 1) {
+  return Object.entries(after).map(([name, ms]) => [name, (ms - (before[name] ?? 0)) / per]).filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ');
+}
+
 /** The port a spawned server logs as "listening on http://host:port", polled every 100 ms for `tries` polls. */
 export async function listeningPort(child, tries) {
   let logs = '';

@@ -13,6 +13,7 @@ import { forwardedClientIp } from '../lib/server/proxy';
 import { compressResponse } from '../lib/server/compress';
 import { withOutbox } from '../lib/server/messages/live';
 import { askerFrom, sendChat } from '../lib/server/chat/api';
+import type { ReplyStream } from '../lib/server/chat/reply';
 import { translator } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 
@@ -56,6 +57,23 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   }
 }
 
+/**
+ * A reply's SSE text onto the Node response as it comes (one socket write per chunk: the reply
+ * joins what it writes in one tick). A client that goes away cancels this reader only: the reply
+ * keeps running for a reload to resume it.
+ */
+async function writeReply(res: ServerResponse, reply: ReplyStream): Promise<void> {
+  res.writeHead(200, reply.headers);
+  const reader = reply.sse.getReader();
+  res.on('close', () => { reader.cancel().catch(() => undefined); });
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) res.write(chunk.value);
+    res.end();
+  } catch (err) {
+    res.destroy(err instanceof Error ? err : undefined);
+  }
+}
+
 /** Answers `POST /api/chat/send`; `basics` are the request's (app.ts), already its locals. */
 export async function handleChatSend(req: IncomingMessage, res: ServerResponse, runtime: Runtime, basics: RequestBasics): Promise<void> {
   const { config } = runtime;
@@ -71,7 +89,9 @@ export async function handleChatSend(req: IncomingMessage, res: ServerResponse, 
   if (limited) return writeResponse(res, limited);
   let response: Response;
   try {
-    response = await withOutbox(runtime.bus, () => sendChat(runtime, askerFrom(row, ip, locale, basics.host), async () => parseJsonBody(await bodyText(req))));
+    const reply = await withOutbox(runtime.bus, () => sendChat(runtime, askerFrom(row, ip, locale, basics.host), async () => parseJsonBody(await bodyText(req))));
+    if (!(reply instanceof Response)) return writeReply(res, reply);
+    response = reply;
   } catch (err) {
     response = errorResponse(err, locale, basics.requestId, runtime.log.error);
   }

@@ -7,7 +7,7 @@ import { linkFor, type HostContext } from '../../shared/hosts';
 import { SendInput } from '../../shared/validation/chat';
 import type { Locale } from '../../i18n';
 import type { user } from '../db/schema';
-import { sendReply, type Asker } from './reply';
+import { sendReply, type Asker, type ReplyStream } from './reply';
 import { chatSettings } from './settings';
 
 export function askerOf(ctx: APIContext): Asker {
@@ -27,9 +27,10 @@ export function askerFrom(row: Pick<typeof user.$inferSelect, 'id' | 'groupId'> 
 
 /**
  * `POST /api/chat/send` once the request is authenticated: the chat's rate limits, then the input
- * (`readRaw`: the body as readRaw gives it), then the reply's UI message stream.
+ * (`readRaw`: the body as readRaw gives it), then the reply's UI message stream (a refusal by a
+ * rate limit is a Response).
  */
-export async function sendChat(runtime: Runtime, asker: Asker, readRaw: () => Promise<unknown>): Promise<Response> {
+export async function sendChat(runtime: Runtime, asker: Asker, readRaw: () => Promise<unknown>): Promise<Response | ReplyStream> {
   const settings = await chatSettings(runtime.site);
   const limited = (asker.userId ? await limitReply(runtime.limiter, asker.locale, `chat:send:u${asker.userId}`, settings.rateMember, 60) : null)
     ?? await limitReply(runtime.limiter, asker.locale, `chat:send:ip:${asker.ip}`, settings.rateIp, 60);

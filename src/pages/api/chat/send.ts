@@ -8,7 +8,10 @@ import { routeAccess, OWNER } from '../../../lib/shared/access';
  * answers this call itself (src/server/chat-send.ts, the same steps without Astro's request and
  * middleware); this route serves `astro dev` and tells which methods the path takes.
  */
-export const POST = api(async (ctx) => sendChat(ctx.locals.runtime, askerOf(ctx), () => readRaw(ctx)));
+export const POST = api(async (ctx) => {
+  const reply = await sendChat(ctx.locals.runtime, askerOf(ctx), () => readRaw(ctx));
+  return reply instanceof Response ? reply : reply.toResponse();
+});
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
