@@ -231,8 +231,13 @@ export async function chat(ctx) {
       const queries = [...data.manifest.queries.map((q) => q.q), ...data.manifest.common.zh, ...data.manifest.common.en, ...QUESTIONS];
       await closedLoop(4, 5, (i) => stream(`${forumServer.url}/api/chat/send`, askBody(queries[i % queries.length], 'site'), {}, atriumText));
       const cpu0 = cpuMs(forumServer.child.pid);
-      const results = await closedLoop(10, 20, (i) => stream(`${forumServer.url}/api/chat/send`, askBody(queries[(i * 7) % queries.length], 'site'), {}, atriumText));
+      const results = await closedLoop(10, 20, (i) => stream(`${forumServer.url}/api/chat/send`, askBody(queries[(i * 7) % queries.length], 'site'), {}, atriumText).then((r) => ({ ...r, i })));
       lines.push(`assistant phase: server CPU ${(((cpuMs(forumServer.child.pid) ?? NaN) - (cpu0 ?? NaN)) / results.length).toFixed(1)} ms per answer`);
+      // A question's first ask runs the search; later asks of it come from the retrieval cache.
+      // Asks start in rounds (each of the 10 clients' r-th ask together): first asks in that order.
+      const seen = new Set(queries.slice(0, 20));
+      const firstAsk = [...results].sort((a, b) => (a.i % 20) - (b.i % 20) || a.i - b.i).filter((r) => { const q = queries[(r.i * 7) % queries.length]; return !seen.has(q) && !!seen.add(q); }).map((r) => r.total);
+      lines.push(`assistant phase: ${firstAsk.length} questions asked for the first time (searched): p50 ${pct(firstAsk, 50).toFixed(1)} / max ${Math.max(...firstAsk).toFixed(1)} ms`);
       const failed = results.filter((r) => r.status !== 200 || !r.body.includes('"type":"finish"')).length;
       const p95 = pct(results.map((r) => r.total), 95);
       const assistantPass = p95 <= ASSISTANT_P95_MS && failed === 0;

@@ -37,17 +37,13 @@ function bodyText(req: IncomingMessage): Promise<string> {
 }
 
 /**
- * A web Response onto the Node response, as Astro's adapter writes one: status and headers, then
- * the body chunk by chunk; a client that goes away cancels this reader only (a reply keeps running
- * for a reload to resume it).
+ * A body onto the Node response chunk by chunk, after the head; a client that goes away cancels
+ * this reader only (a reply keeps running for a reload to resume it).
  */
-async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = Object.fromEntries(response.headers.entries());
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 1) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, headers);
-  if (!response.body) { res.end(); return; }
-  const reader = response.body.getReader();
+async function writeBody(res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: ReadableStream<string | Uint8Array> | null): Promise<void> {
+  res.writeHead(status, headers);
+  if (!body) { res.end(); return; }
+  const reader = body.getReader();
   res.on('close', () => { reader.cancel().catch(() => undefined); });
   try {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) res.write(chunk.value);
@@ -57,22 +53,16 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   }
 }
 
-/**
- * A reply's SSE text onto the Node response as it comes (one socket write per chunk: the reply
- * joins what it writes in one tick). A client that goes away cancels this reader only: the reply
- * keeps running for a reload to resume it.
- */
-async function writeReply(res: ServerResponse, reply: ReplyStream): Promise<void> {
-  res.writeHead(200, reply.headers);
-  const reader = reply.sse.getReader();
-  res.on('close', () => { reader.cancel().catch(() => undefined); });
-  try {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) res.write(chunk.value);
-    res.end();
-  } catch (err) {
-    res.destroy(err instanceof Error ? err : undefined);
-  }
+/** A web Response onto the Node response, as Astro's adapter writes one. */
+function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = Object.fromEntries(response.headers.entries());
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 1) headers['set-cookie'] = cookies;
+  return writeBody(res, response.status, headers, response.body);
 }
+
+/** A reply's SSE text as it comes, one socket write per chunk (the reply joins what it writes in one tick). */
+const writeReply = (res: ServerResponse, reply: ReplyStream): Promise<void> => writeBody(res, 200, reply.headers, reply.sse);
 
 /** Answers `POST /api/chat/send`; `basics` are the request's (app.ts), already its locals. */
 export async function handleChatSend(req: IncomingMessage, res: ServerResponse, runtime: Runtime, basics: RequestBasics): Promise<void> {
