@@ -146,17 +146,23 @@ export function complete(req: CompletionRequest, signal: AbortSignal, onText: (t
       finish(null);
     }
     const open = (firstTry: boolean): void => {
-      call = (secure ? httpsRequest : httpRequest)(url, {
-        method: 'POST',
-        agent: secure ? agents.https : agents.http,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          accept: 'text/event-stream',
-          'user-agent': 'atrium-chat',
-          ...(req.apiKey ? { authorization: `Bearer ${req.apiKey}` } : {}),
-        },
-      });
+      try {
+        call = (secure ? httpsRequest : httpRequest)(url, {
+          method: 'POST',
+          agent: secure ? agents.https : agents.http,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            accept: 'text/event-stream',
+            'user-agent': 'atrium-chat',
+            ...(req.apiKey ? { authorization: `Bearer ${req.apiKey}` } : {}),
+          },
+        });
+      } catch (err) {
+        // Refused before sending, e.g. a key with a character a header cannot hold.
+        finish(plainError(err));
+        return;
+      }
       const sent = call;
       sent.on('error', (err: NodeJS.ErrnoException) => {
         // A kept-alive connection the server closed meanwhile: asked again once on a new one (Node's advice).

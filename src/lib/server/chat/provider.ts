@@ -2,7 +2,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { APICallError } from 'ai';
 import type { ChatModelConfig } from './models';
 import { complete, type CompletionEnd, type CompletionRequest, type Usage } from './completion';
 import type { WorkerIn, WorkerOut } from './completion-worker';
@@ -16,7 +15,8 @@ export type ProviderFailure = 'auth' | 'rateLimit' | 'timeout' | 'context' | 'un
 export function failureOf(error: unknown, timedOut: boolean): ProviderFailure {
   if (timedOut) return 'timeout';
   const err = error as { statusCode?: number; responseBody?: string; message?: string; cause?: { code?: string } } | null;
-  if (APICallError.isInstance(error) || typeof err?.statusCode === 'number') {
+  // Refusals and cut streams come as plain data with the HTTP status (completion.ts).
+  if (typeof err?.statusCode === 'number') {
     const status = err?.statusCode ?? 0;
     const body = `${err?.responseBody ?? ''} ${err?.message ?? ''}`;
     // A stream that began (200) and then broke off.

@@ -1,7 +1,7 @@
 // One reply: checks, retrieval, the quota decision, then the stream (the site assistant's or a
 // model's) as a resumable UI message stream that keeps running when the asker's tab goes away.
 import { and, desc, eq } from 'drizzle-orm';
-import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS, generateId, type UIMessage, type UIMessageStreamWriter } from 'ai';
+import { UI_MESSAGE_STREAM_HEADERS, generateId, type UIMessage, type UIMessageStreamWriter } from 'ai';
 import type { z } from 'zod';
 import type { Runtime } from '../runtime';
 import { chatReply } from '../db/schema';
@@ -87,34 +87,9 @@ function instructionsFor(sources: Source[], siteName: string, locale: Locale): {
   return made;
 }
 
-/**
- * SSE frames to bytes, the frames written in one tick joined: one socket write for a burst (the
- * start of a reply, the site assistant's pieces) instead of one per frame. Nothing waits longer
- * than the tick it was written in.
- */
-function sseBytes(): TransformStream<string, Uint8Array> {
-  const encoder = new TextEncoder();
-  let buffered = '';
-  let scheduled = false;
-  return new TransformStream({
-    transform(frame, controller) {
-      buffered += frame;
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(() => {
-        scheduled = false;
-        if (!buffered) return;
-        const bytes = encoder.encode(buffered);
-        buffered = '';
-        try { controller.enqueue(bytes); } catch { /* the reader went away */ }
-      });
-    },
-    flush(controller) {
-      if (buffered) controller.enqueue(encoder.encode(buffered));
-      buffered = '';
-    },
-  });
-}
+/** One UI message chunk as an SSE frame, and the frame that ends a stream (what `JsonToSseTransformStream` writes). */
+const sseFrame = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`;
+const SSE_DONE = 'data: [DONE]\n\n';
 
 /** Where a reply writes its UI message chunks. */
 type ChunkWriter = Pick<UIMessageStreamWriter<UIMessage<ChatMetadata>>, 'write'>;
@@ -142,7 +117,7 @@ function uiMessageSse(execute: (writer: ChunkWriter) => Promise<void>, onError: 
   };
   const writer: ChunkWriter = {
     write(chunk) {
-      pending += `data: ${JSON.stringify(chunk)}\n\n`;
+      pending += sseFrame(chunk);
       if (!scheduled) { scheduled = true; setImmediate(flush); }
     },
   };
@@ -152,7 +127,7 @@ function uiMessageSse(execute: (writer: ChunkWriter) => Promise<void>, onError: 
     } catch {
       writer.write({ type: 'error', errorText: onError() });
     }
-    pending += 'data: [DONE]\n\n';
+    pending += SSE_DONE;
     flush();
     try { controller.close(); } catch { /* already closed */ }
   })();
@@ -167,7 +142,7 @@ export class ReplyStream {
   constructor(readonly sse: ReadableStream<string>, readonly headers: Record<string, string>) {}
 
   toResponse(): Response {
-    return new Response(this.sse.pipeThrough(sseBytes()), { headers: this.headers });
+    return new Response(this.sse.pipeThrough(new TextEncoderStream()), { headers: this.headers });
   }
 }
 
@@ -421,12 +396,13 @@ function replayFinished(done: FinishedReply): ReadableStream<string> {
     { type: 'text-end', id: 'text' },
     { type: 'finish', messageMetadata: metadata, finishReason: metadata.status === 'done' ? 'stop' : 'other' },
   ];
+  const text = chunks.map(sseFrame).join('') + SSE_DONE;
   return new ReadableStream({
     start(controller) {
-      for (const c of chunks) controller.enqueue(c);
+      controller.enqueue(text);
       controller.close();
     },
-  }).pipeThrough(new JsonToSseTransformStream());
+  });
 }
 
 /**
