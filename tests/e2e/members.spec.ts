@@ -18,6 +18,8 @@ function latestCode(address: string): string {
 
 test('sign up, use the member center, change password, log out', async ({ page, browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the member flows (.ci/run does)');
+  // A whole member's life in one test: on a slow CI machine it runs past the default 30 s.
+  test.slow();
   const name = `m${Date.now().toString(36)}`;
   const address = `${name}@example.com`;
   await page.goto('/user/login?type=register');
@@ -82,6 +84,7 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   expect(served.headers()['content-type']).toBe('image/png');
 
   await page.goto('/user/account/signIn');
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
   await page.getByRole('button', { name: /签到领 10 积分/ }).click();
   await expect(page.getByText('今天已签到，连续 1 天')).toBeVisible();
   await page.goto('/user/account/integral');
@@ -100,6 +103,8 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   const other = await browser.newContext({ locale: 'zh-CN' });
   const second = await other.newPage();
   await second.goto('/user/login');
+  // A click on the login button before the form hydrates submits nothing and opens no captcha.
+  await second.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
   await second.getByLabel('账户名 / 邮箱 / 手机号').fill(name);
   await second.getByLabel('密码').fill('firstpass1');
   await solveCaptcha(second, () => second.getByRole('button', { name: '登录', exact: true }).last().click());
@@ -110,6 +115,7 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   expect(await second.content()).not.toContain('balanceExport');
 
   await page.goto('/user/account/changePassword');
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
   await page.getByLabel('旧密码').fill('firstpass1');
   await page.getByLabel('新密码', { exact: true }).fill('secondpass2');
   await page.getByLabel('确认新密码').fill('secondpass2');
