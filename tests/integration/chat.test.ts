@@ -8,7 +8,8 @@ import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
 import { loginAs } from '../helpers/members';
 import { createUser } from '../../src/lib/server/account/users';
 import { adjustScore } from '../../src/lib/server/account/ledger';
-import { chatReply, user, userScoreLog } from '../../src/lib/server/db/schema';
+import { askCategory, chatReply, user, userScoreLog } from '../../src/lib/server/db/schema';
+import { createPost } from '../../src/lib/server/ask/posts';
 import { saveModel } from '../../src/lib/server/chat/models';
 import { importBook } from '../../src/lib/server/md/transfer';
 import { upsertBook } from '../../src/lib/server/md/books';
@@ -135,6 +136,24 @@ describe('site assistant', () => {
     expect(JSON.stringify(visitor)).not.toContain('/md/insiders');
     const member = chunksOf(await (await send(question('zanzibarite rotation', undefined, 'site'), alice.token)).text());
     expect(JSON.stringify(member)).toContain('/md/insiders/vault#');
+  });
+
+  it('cites the forum posts whose titles hold every topic word, else those holding any', async () => {
+    const db = server.runtime.db;
+    const [discussion] = await db.select().from(askCategory).where(eq(askCategory.slug, 'discussion'));
+    // Their own author: posting earns points, and the quota tests count Alice's.
+    const author = await createUser(db, { username: 'chatposter', password: 'secret123' });
+    const post = async (title: string): Promise<number> => (await createPost(db, author.id, { title, category_id: discussion!.id, content: `About ${title}.`, tags: [] })).id;
+    const both = await post('Quokkaline pools on Zephyrdb');
+    const one = [await post('Quokkaline pools explained'), await post('Tuning Zephyrdb'), await post('Quokkaline in production')];
+    const forumUrls = async (q: string): Promise<string[]> => {
+      const chunks = chunksOf(await (await send(question(q, undefined, 'site'))).text());
+      return (chunks[0]!.messageMetadata as { sources: { url: string }[] }).sources.map((s) => s.url).filter((u) => u.startsWith('/ask/'));
+    };
+    expect(await forumUrls('Quokkaline pools on zephyrdb?')).toEqual([`/ask/info/${both}`]);
+    // No title holds both words: the posts holding either still answer.
+    const either = await forumUrls('quokkaline or zephyrdb with a vorpalnix?');
+    expect(either).toEqual(expect.arrayContaining([both, ...one].map((id) => `/ask/info/${id}`)));
   });
 });
 

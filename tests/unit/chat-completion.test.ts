@@ -1,10 +1,10 @@
 // The model side of a reply (src/lib/server/chat/completion.ts), against the local test server:
-// text gathered into frames, usage, failures as plain data, abort reaching the upstream request,
-// what each chunk of an OpenAI-compatible stream says.
+// text gathered into frames, usage, failures as plain data (also an error sent inside the stream),
+// abort reaching the upstream request, the request the OpenAI way.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatBody, complete, FLUSH_MS, readChunk, type CompletionRequest } from '../../src/lib/server/chat/completion';
+import { complete, FLUSH_MS, type CompletionRequest } from '../../src/lib/server/chat/completion';
 import { failureOf } from '../../src/lib/server/chat/provider';
 import { mockReplyWords, startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
 
@@ -63,14 +63,12 @@ describe('complete', () => {
   it('sends the system instructions, the conversation, the key and stream options the OpenAI way', async () => {
     const before = mock.requests.length;
     const req = { ...request('mock@1', 'Where?'), messages: [{ role: 'user' as const, text: 'First' }, { role: 'assistant' as const, text: 'Reply' }, { role: 'user' as const, text: 'Where?' }] };
-    expect(JSON.parse(chatBody(req))).toEqual({
-      model: 'mock@1', stream: true, stream_options: { include_usage: true },
-      messages: [{ role: 'system', content: 'Answer from the sources.' }, { role: 'user', content: 'First' }, { role: 'assistant', content: 'Reply' }, { role: 'user', content: 'Where?' }],
-    });
     const end = await complete(req, new AbortController().signal, () => undefined);
     expect(end.error).toBeNull();
     expect(mock.requests[before]).toMatchObject({ model: 'mock@1', authorization: 'Bearer test-key', finished: true });
-    expect(mock.requests[before]!.messages).toHaveLength(4);
+    expect(mock.requests[before]!.messages).toEqual([
+      { role: 'system', content: 'Answer from the sources.' }, { role: 'user', content: 'First' }, { role: 'assistant', content: 'Reply' }, { role: 'user', content: 'Where?' },
+    ]);
   });
 
   it('maps a server error, a stream cut in the middle and a closed port to their failures', async () => {
@@ -108,45 +106,5 @@ describe('complete', () => {
     } finally {
       server.close();
     }
-  });
-
-  it('asks again once when a kept-alive connection was closed by the server meanwhile', async () => {
-    const seen = new WeakSet<object>();
-    let dropped = 0;
-    const server: Server = createServer((req, res) => {
-      // A request arriving on a connection that already served one is dropped unanswered: the
-      // server closing an idle connection just as the client sends on it.
-      if (seen.has(req.socket)) { dropped++; req.socket.destroy(); return; }
-      seen.add(req.socket);
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end('data: {"choices":[{"delta":{"content":"ok"}}],"usage":{"prompt_tokens":3,"completion_tokens":1}}\n\ndata: [DONE]\n\n');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    try {
-      const first = await complete({ ...request('any'), baseUrl }, new AbortController().signal, () => undefined);
-      expect(first).toEqual({ usage: { inputTokens: 3, outputTokens: 1 }, error: null });
-      let text = '';
-      const second = await complete({ ...request('any'), baseUrl }, new AbortController().signal, (t) => { text += t; });
-      expect(second.error).toBeNull();
-      expect(text).toBe('ok');
-      expect(dropped).toBe(1);
-    } finally {
-      server.close();
-    }
-  });
-});
-
-describe('readChunk', () => {
-  it('reads text, usage and errors of a chunk, [DONE] as the end, and refuses what is not JSON', () => {
-    expect(readChunk('{"id":"x","choices":[{"index":0,"delta":{"role":"assistant","content":"你好"}}]}')).toEqual({ text: '你好' });
-    expect(readChunk('{"choices":[{"delta":{}}]}')).toEqual({});
-    expect(readChunk('{"choices":[{"delta":{"content":null,"reasoning_content":"think"}}]}')).toEqual({});
-    expect(readChunk('{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46}}')).toEqual({ usage: { inputTokens: 12, outputTokens: 34 } });
-    expect(readChunk('{"choices":[{"delta":{"content":"x"}}],"usage":null}')).toEqual({ text: 'x' });
-    expect(readChunk('{"error":{"message":"rate limited","code":429}}')).toEqual({ error: 'rate limited' });
-    expect(readChunk('{"error":"bad"}')).toEqual({ error: 'bad' });
-    expect(readChunk('[DONE]')).toBeNull();
-    expect(() => readChunk('{"choices":')).toThrow();
   });
 });

@@ -90,10 +90,12 @@ export function estimateTokens(text: string): number {
   return Math.ceil(cjk / 1.5 + (text.length - cjk) / 4);
 }
 
-function anyOf(words: string[]): string | null {
+/** The tsquery of the topic words joined by `|` (any of them) or `&` (all of them). */
+function joined(words: string[], op: '|' | '&'): string | null {
   const parts = words.map((w) => searchQuery(w)?.query).filter((q): q is string => !!q);
-  return parts.length ? parts.map((p) => `(${p})`).join(' | ') : null;
+  return parts.length ? parts.map((p) => `(${p})`).join(` ${op} `) : null;
 }
+const anyOf = (words: string[]): string | null => joined(words, '|');
 
 /** The start of a text within a token budget (one pass: the estimate grows with each character). */
 function cut(text: string, tokens: number): string {
@@ -134,18 +136,21 @@ async function docPassages(db: Db, words: string[], member: boolean, lang: strin
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
 /**
- * Forum posts whose title or tags hold any topic word (the partial GIN index on the title vector),
- * else whose text does (the search vector's index): the first matches found, ranked by how well
- * their title matches, the best four with their accepted answers, in one statement. The work is
- * capped (a common word matches thousands of posts): 100 title matches are ranked; a text match
- * reads the large, out-of-line search vectors, so only the first 20 are taken.
+ * Forum posts whose title or tags hold every topic word, else any of them (the partial GIN index
+ * on the title vector), else whose text holds any (the search vector's index): the first matches
+ * found, ranked by how well their title matches, the best four with their accepted answers, in one
+ * statement each. All the words first: those titles answer the question best, and GIN reads only
+ * the postings of the rarest word, where any of them makes it collect every title holding a common
+ * one (数据库 alone is in thousands) before ranking. The work is capped: 100 title matches are
+ * ranked; a text match reads the large, out-of-line search vectors, so only the first 20 are taken.
  */
 async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
-  const query = anyOf(words);
-  if (!query) return [];
-  const q = sql`${query}::tsquery`;
+  const any = anyOf(words);
+  if (!any) return [];
   type Row = { id: number; title: string; body: string; answerId: number | null; answer: string | null };
-  const find = async (vector: typeof askPost.titleVector | typeof askPost.searchVector, cap: number): Promise<Row[]> => rowsOf<Row>(await db.execute(sql`
+  const find = async (vector: typeof askPost.titleVector | typeof askPost.searchVector, query: string, cap: number): Promise<Row[]> => {
+    const q = sql`${query}::tsquery`;
+    return rowsOf<Row>(await db.execute(sql`
     with m as materialized (
       select ${askPost.id} as id, ${askPost.title} as title, ${askPost.acceptedReplyId} as accepted, ts_rank(${askPost.titleVector}, ${q}) as r
       from ${askPost} where ${askPost.status} = 'published' and ${vector} @@ ${q} limit ${cap}
@@ -154,8 +159,11 @@ async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
     from top join ${askPost} p on p.id = top.id
     left join ${askReply} r on r.id = top.accepted and r.post_id = top.id and r.status = 'published'
     order by top.r desc, top.id desc`));
-  let found = await find(askPost.titleVector, 100);
-  if (!found.length) found = await find(askPost.searchVector, 20);
+  };
+  const all = words.length > 1 ? joined(words, '&') : null;
+  let found = all ? await find(askPost.titleVector, all, 100) : [];
+  if (!found.length) found = await find(askPost.titleVector, any, 100);
+  if (!found.length) found = await find(askPost.searchVector, any, 20);
   const out: Passage[] = [];
   found.forEach((p, i) => {
     const score = 1 - i * 0.1;
