@@ -158,3 +158,24 @@ test('a failed chunk after a new deployment reloads once', async ({ page }) => {
   await page.waitForTimeout(1500);
   expect(documents).toBe(2);
 });
+
+test('a form sent before its island hydrates waits for it: nothing typed goes into the URL, and it is sent once ready', async ({ page }) => {
+  // The login form's code arrives late (a slow phone), after the member has typed and pressed Enter.
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  await page.route(/\/_astro\/LoginForm\.[\w-]+\.js$/, async (route) => { await held; await route.continue(); });
+  await page.goto('/user/login');
+  await expect(page.locator('astro-island[ssr]').filter({ has: page.locator('form') })).toHaveCount(1);
+  await page.getByLabel('账户名 / 邮箱 / 手机号').fill('nobody');
+  await page.getByLabel('密码').fill('not-in-the-url');
+  const captcha = page.waitForRequest(/\/api\/common\/clickCaptcha\?id=/);
+  await page.getByLabel('密码').press('Enter');
+  await page.waitForTimeout(500);
+  expect(page.url()).not.toContain('not-in-the-url');
+  expect(new URL(page.url()).search).toBe('');
+  release();
+  // Hydrated, the form goes through its own code: the fields kept what was typed, the captcha opens.
+  await captcha;
+  await expect(page.getByLabel('账户名 / 邮箱 / 手机号')).toHaveValue('nobody');
+  await expect(page.locator('.click-captcha img')).toBeVisible();
+});
