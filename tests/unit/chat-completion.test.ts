@@ -60,7 +60,7 @@ describe('complete', () => {
     await expect.poll(() => mock.requests[before]?.aborted).toBe(true);
   });
 
-  it('sends the system instructions, the conversation, the key and stream options the OpenAI way', async () => {
+  it('sends the system instructions, the conversation and the key the OpenAI way', async () => {
     const before = mock.requests.length;
     const req = { ...request('mock@1', 'Where?'), messages: [{ role: 'user' as const, text: 'First' }, { role: 'assistant' as const, text: 'Reply' }, { role: 'user' as const, text: 'Where?' }] };
     const end = await complete(req, new AbortController().signal, () => undefined);

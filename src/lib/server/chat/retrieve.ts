@@ -91,11 +91,10 @@ export function estimateTokens(text: string): number {
 }
 
 /** The tsquery of the topic words joined by `|` (any of them) or `&` (all of them). */
-function joined(words: string[], op: '|' | '&'): string | null {
+function wordsQuery(words: string[], op: '|' | '&'): string | null {
   const parts = words.map((w) => searchQuery(w)?.query).filter((q): q is string => !!q);
   return parts.length ? parts.map((p) => `(${p})`).join(` ${op} `) : null;
 }
-const anyOf = (words: string[]): string | null => joined(words, '|');
 
 /** The start of a text within a token budget (one pass: the estimate grows with each character). */
 function cut(text: string, tokens: number): string {
@@ -115,7 +114,7 @@ function cut(text: string, tokens: number): string {
 interface Passage { kind: Source['kind']; title: string; heading: string; url: string; text: string; score: number }
 
 async function docPassages(db: Db, words: string[], member: boolean, lang: string): Promise<Passage[]> {
-  const query = anyOf(words);
+  const query = wordsQuery(words, '|');
   if (!query) return [];
   const q = sql`${query}::tsquery`;
   const rows = await db.select({
@@ -145,8 +144,8 @@ const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
  * ranked; a text match reads the large, out-of-line search vectors, so only the first 20 are taken.
  */
 async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
-  const any = anyOf(words);
-  if (!any) return [];
+  const some = wordsQuery(words, '|');
+  if (!some) return [];
   type Row = { id: number; title: string; body: string; answerId: number | null; answer: string | null };
   const find = async (vector: typeof askPost.titleVector | typeof askPost.searchVector, query: string, cap: number): Promise<Row[]> => {
     const q = sql`${query}::tsquery`;
@@ -160,10 +159,10 @@ async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
     left join ${askReply} r on r.id = top.accepted and r.post_id = top.id and r.status = 'published'
     order by top.r desc, top.id desc`));
   };
-  const all = words.length > 1 ? joined(words, '&') : null;
+  const all = words.length > 1 ? wordsQuery(words, '&') : null;
   let found = all ? await find(askPost.titleVector, all, 100) : [];
-  if (!found.length) found = await find(askPost.titleVector, any, 100);
-  if (!found.length) found = await find(askPost.searchVector, any, 20);
+  if (!found.length) found = await find(askPost.titleVector, some, 100);
+  if (!found.length) found = await find(askPost.searchVector, some, 20);
   const out: Passage[] = [];
   found.forEach((p, i) => {
     const score = 1 - i * 0.1;
