@@ -1,4 +1,4 @@
-// Runs Debian's nginx in front of a test server with the configuration README documents
+// Runs Debian's nginx in front of a test server with the configuration docs/operators/nginx.md documents
 // (deploy/nginx/atrium.conf): TLS with a throwaway self-signed certificate, every file nginx writes
 // (pid, logs, temp bodies) inside a temp folder, stopped after the test.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -11,7 +11,7 @@ import { freePort } from './ports';
 
 export const NGINX = process.env.NGINX_PATH || '/usr/sbin/nginx';
 export const NGINX_MISSING = existsSync(NGINX) ? null : `nginx not found at ${NGINX} (apt-get install nginx-light): proxy tests skipped`;
-/** The file README points to. */
+/** The file README and docs/operators/nginx.md point to. */
 export const DEPLOY_CONF = join(ROOT, 'deploy/nginx/atrium.conf');
 
 export interface Nginx {

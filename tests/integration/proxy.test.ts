@@ -1,4 +1,4 @@
-// Atrium behind the nginx configuration README documents (deploy/nginx/atrium.conf), with TLS:
+// Atrium behind the nginx configuration docs/operators/nginx.md documents (deploy/nginx/atrium.conf), with TLS:
 // a visitor cannot choose their address with X-Forwarded-For, and session cookies are Secure.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

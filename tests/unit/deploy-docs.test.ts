@@ -1,5 +1,6 @@
-// The deployment files agree with each other, with the code and with the guides: the nginx
-// configuration the guides show is the file the proxy tests run behind, word for word; its
+// The deployment files agree with each other, with the code and with the documents: the nginx
+// configuration the in-app guide shows is the file the proxy tests run behind, word for word (the
+// repository's documents link the file instead of copying it); its
 // streaming locations are real routes (and every streaming route has one); the systemd unit, the
 // Dockerfile and compose.yaml start the server the way scripts/start.mjs does, on the ports nginx
 // names, with settings Atrium actually reads.
@@ -16,6 +17,7 @@ const unit = read('deploy/systemd/atrium@.service');
 const dockerfile = read('deploy/Dockerfile');
 const compose = read('deploy/compose.yaml');
 const readme = read('README.md');
+const configuration = read('docs/operators/configuration.md');
 
 function files(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
@@ -41,9 +43,17 @@ const streaming = exactLocations.filter((l) => /proxy_buffering off;/.test(l.bod
 const routeOf = (file: string): string => `/${relative(join('src', 'pages'), file).split(sep).join('/').replace(/\.ts$/, '').replace(/\/index$/, '')}`;
 
 describe('deploy/nginx/atrium.conf in the guides', () => {
-  it.each(['README.md', 'docs/en/deploy/index.md', 'docs/zh-cn/deploy/index.md', 'docs/en/deploy/subdomains.md', 'docs/zh-cn/deploy/subdomains.md'])('%s shows it unchanged', (file) => {
+  // The in-app guide is read on the site, where the repository's files are out of reach: it shows the file.
+  it.each(['docs/en/deploy/index.md', 'docs/zh-cn/deploy/index.md', 'docs/en/deploy/subdomains.md', 'docs/zh-cn/deploy/subdomains.md'])('%s shows it unchanged', (file) => {
     const text = read(file);
     expect(text).toContain(`\`\`\`nginx\n${conf}\`\`\``);
+  });
+
+  // The repository's documents link it (tests/unit/docs-links.test.ts checks that links resolve).
+  it.each([['README.md', 'deploy/nginx/atrium.conf'], ['docs/operators/nginx.md', '../../deploy/nginx/atrium.conf']])('%s links it instead of copying it', (file, link) => {
+    const text = read(file);
+    expect(text).toContain(`](${link})`);
+    expect(text).not.toContain('upstream atrium {');
   });
 
   it('appends to X-Forwarded-For and says the scheme, as TRUST_PROXY=1 expects', () => {
@@ -170,21 +180,23 @@ describe('deploy/Dockerfile and deploy/compose.yaml', () => {
     expect(dockerfile).toContain('COPY --from=build /srv/atrium/dist/client/ /srv/atrium/dist/client/');
   });
 
-  it('sets only variables Atrium reads, each in README', () => {
+  it('sets only variables Atrium reads, each in the configuration reference', () => {
     const block = /x-app: &app[\s\S]*?\n {2}environment:\n((?: {4}.*\n)+)/.exec(compose)![1]!;
     const names = [...block.matchAll(/^ {4}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
     const examples = [...read('deploy/atrium.env.example').matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!);
     expect(names).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'TRUST_PROXY', 'SITE_URL', 'DATA_DIR']));
     for (const name of [...names, ...examples]) {
       expect(READ_NAMES, name).toContain(name);
-      expect(readme, name).toContain(`\`${name}\``);
+      expect(configuration, name).toContain(`\`${name}\``);
     }
   });
 
-  it('README walks through each of them', () => {
+  it('README links each of them and the operator documents walk through them', () => {
+    const operators = ['deployment', 'nginx', 'systemd'].map((name) => read(`docs/operators/${name}.md`)).join('\n');
     for (const file of ['deploy/nginx/atrium.conf', 'deploy/systemd/atrium@.service', 'deploy/compose.yaml', 'deploy/Dockerfile']) {
       expect(existsSync(join(ROOT, file))).toBe(true);
-      expect(readme, file).toContain(file);
+      expect(readme, file).toContain(`](${file})`);
+      expect(operators, file).toContain(`](../../${file})`);
     }
   });
 });

@@ -3,7 +3,7 @@ import { readMailSettings, type MailSettings } from './mail/mailer';
 import { parseTrustProxy, type ProxyTrust } from './proxy';
 import { readChatEnv, type ChatEnv } from './chat/env';
 
-/** Everything Atrium reads from the environment; README's configuration table lists the same. */
+/** Everything Atrium reads from the environment; docs/operators/configuration.md lists the same (tests/unit/docs-links.test.ts). */
 export interface ServerConfig {
   port: number;
   host: string;

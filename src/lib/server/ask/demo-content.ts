@@ -1,6 +1,6 @@
 // The forum's demo content (`npm run seed -- --demo`): real posts about using Atrium, six in
 // Chinese and six in English on the same topics. Every command, variable and behaviour named here
-// exists in this repository (README, .env.example, src/server/cli.ts); keep it that way when the
+// exists in this repository (README, docs/, .env.example, src/server/cli.ts); keep it that way when the
 // product changes, because new members read these posts first.
 
 export interface DemoReply {

@@ -80,7 +80,7 @@ export async function createMailer(settings: MailSettings, log: Logger): Promise
     },
     async sendSms(mobile, template, text) {
       if (!settings.smsUrl) return toOutbox('sms', mobile, `To: ${mobile}\nTemplate: ${template}\n\n${text}\n`);
-      // The documented HTTP provider: POST JSON, any 2xx is success (README "SMS").
+      // The documented HTTP provider: POST JSON, any 2xx is success (docs/operators/configuration.md, "Mail and text messages").
       const res = await fetch(settings.smsUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(settings.smsToken ? { authorization: `Bearer ${settings.smsToken}` } : {}) },
