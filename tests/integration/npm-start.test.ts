@@ -82,6 +82,14 @@ afterEach(() => {
   npm = null;
 });
 
+/** The log lines README's first-start section quotes. */
+function quotedStartLines(): string[] {
+  const block = /## First start[\s\S]*?```text\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1] ?? '';
+  const lines = block.split('\n').filter(Boolean);
+  expect(lines.length).toBeGreaterThanOrEqual(2);
+  return lines;
+}
+
 /** Starts `npm start` with `path` as PATH, signals npm, and checks that everything stopped cleanly. */
 async function startAndStop(path: string, signal: 'SIGTERM' | 'SIGINT'): Promise<void> {
   const dataDir = mkdtempSync(join(TMP, 'npm-start-'));
@@ -102,9 +110,14 @@ async function startAndStop(path: string, signal: 'SIGTERM' | 'SIGINT'): Promise
   npm.stderr!.on('data', (d: Buffer) => { logs += d.toString(); });
   const exited = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
 
-  await until('the server answers /healthz', async () => {
-    try { return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok; } catch { return false; }
-  }, 60_000, () => logs);
+  // "listening" comes last, after the setup link (the port already answers a moment before it).
+  await until('the server logs "listening"', () => /\binfo listening on /.test(logs), 90_000, () => logs);
+  expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  // The first-start lines README quotes are the lines a new site really prints (its port, a token, a time).
+  for (const line of quotedStartLines()) {
+    const pattern = line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('http://localhost:4321', `http://127.0.0.1:${port}`).replace('token=…', 'token=[\\w-]+').replace('in … ms', 'in \\d+ ms');
+    expect(logs, line).toMatch(new RegExp(`^${pattern}$`, 'm'));
+  }
   const pids = tree(npm.pid!);
   leftovers.push(...pids);
   // npm, the script's process(es) and the server: the chain is what the signal must cross.
@@ -113,8 +126,8 @@ async function startAndStop(path: string, signal: 'SIGTERM' | 'SIGINT'): Promise
 
   process.kill(npm.pid!, signal);
 
-  await until('the port closes', async () => !(await portOpen(port)), 15_000, () => logs);
-  await until('every process of the chain exits', () => pids.every((pid) => !alive(pid)), 15_000, () => `${logs}\nstill running: ${pids.filter(alive).join(', ')}`);
+  await until('the port closes', async () => !(await portOpen(port)), 30_000, () => logs);
+  await until('every process of the chain exits', () => pids.every((pid) => !alive(pid)), 30_000, () => `${logs}\nstill running: ${pids.filter(alive).join(', ')}`);
   expect(await exited, logs).toBe(0);
   // A clean shutdown: requests finished, the database closed and its lock released.
   expect(logs).toContain(`${signal}: finishing`);
@@ -125,9 +138,9 @@ async function startAndStop(path: string, signal: 'SIGTERM' | 'SIGINT'): Promise
 describe('npm start', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('stops on %s to npm: the port, the processes and the database are released', async (signal) => {
     await startAndStop(process.env.PATH ?? '', signal);
-  }, 120_000);
+  }, 180_000);
 
   it.skipIf(!oldNode)(`does the same on ${oldNode ?? 'an old'} Node, with scripts/node.mjs resident between npm and the server`, async () => {
     await startAndStop(`${oldNode}${delimiter}${process.env.PATH ?? ''}`, 'SIGTERM');
-  }, 120_000);
+  }, 180_000);
 });
