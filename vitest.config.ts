@@ -13,7 +13,7 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['tests/helpers/global-setup.ts'],
           testTimeout: 30_000,
-          hookTimeout: 60_000,
+          hookTimeout: 180_000,
           maxWorkers: 2,
         },
       },

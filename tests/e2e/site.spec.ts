@@ -76,15 +76,18 @@ test('dark mode persists and is painted before any script runs', async ({ page, 
 });
 
 test('a notification pauses while hovered, closes on Escape and stacks with 16 px gaps', async ({ page }) => {
+  // The page's clock is the test's: a busy machine must not close the notification before the hover lands.
+  await page.clock.install();
   await page.goto('/');
   await notify(page, { message: 'Saved', type: 'success', duration: 800 });
   const saved = page.getByRole('status').filter({ hasText: 'Saved' });
   await expect(saved).toBeVisible();
   await saved.hover();
-  await page.waitForTimeout(1300);
+  await page.clock.runFor(1300);
   await expect(saved).toBeVisible();
   await page.mouse.move(5, 500);
-  await expect(saved).toBeHidden({ timeout: 3000 });
+  await page.clock.runFor(900);
+  await expect(saved).toBeHidden();
 
   await notify(page, { message: 'First', duration: 0 });
   await notify(page, { message: 'Second', type: 'error', duration: 0, title: 'Oops' });
@@ -105,10 +108,11 @@ test('a notification pauses while hovered, closes on Escape and stacks with 16 p
   await notify(page, { message: 'Kept', duration: 600, showClose: true });
   const kept = page.locator('.ba-notify', { hasText: 'Kept' });
   await page.keyboard.down('Backspace');
-  await page.waitForTimeout(1000);
+  await page.clock.runFor(1000);
   await expect(kept).toBeVisible();
   await page.keyboard.up('Backspace');
-  await expect(kept).toBeHidden({ timeout: 3000 });
+  await page.clock.runFor(700);
+  await expect(kept).toBeHidden();
 });
 
 test('the close button closes and the others move up', async ({ page }) => {

@@ -57,7 +57,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   child.stderr.on('data', (d: Buffer) => { logs += d.toString(); });
   child.stdout.on('data', (d: Buffer) => { logs += d.toString(); });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), opts.startTimeout ?? 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), opts.startTimeout ?? 120_000);
     const onData = (): void => {
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(logs);
       if (m) { clearTimeout(timer); resolve(Number(m[1])); }

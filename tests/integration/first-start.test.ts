@@ -43,7 +43,7 @@ describe('first start on a new data directory', () => {
 
   it('does not replace itself when the site exists', async () => {
     await srv!.stop();
-    srv = await startServer({ dataDir, startTimeout: 60_000 });
+    srv = await startServer({ dataDir });
     expect(srv.logs()).not.toMatch(CREATED);
     expect(srv.logs()).not.toMatch(/first start: md:/);
     expect((await raw(srv.url, '/healthz')).status).toBe(200);

@@ -77,7 +77,7 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
       await rt.site.set('upload_mode', 's3');
       await rt.site.set('upload_params', JSON.stringify({ bucket: swift.bucket, region: swift.region, endpoint: swift.endpoint }));
     }
-    servers = await Promise.all([startServer({ env, startTimeout: 40_000 }), startServer({ env, startTimeout: 40_000 })]);
+    servers = await Promise.all([startServer({ env }), startServer({ env })]);
     nginx = await startNginx(servers.map((s) => s.port), { pin: true });
   }, 120_000);
 
