@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactElement } from '
 import { request } from '../../lib/client/api';
 import { rememberUser } from '../../lib/client/stores/user';
 import { LoginInput, RegisterInput, RetrievePasswordInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
+import { randomUuid } from '../../lib/client/secure-context';
 import ClickCaptcha from './ClickCaptcha';
 import { serverFields, translate, typedBeforeHydration, zodFields, type Fields } from './form-helpers';
 
@@ -19,7 +20,7 @@ export interface LoginFormProps {
 type Pending = { purpose: 'login' | 'code'; id: string } | null;
 
 function newCaptchaId(): string {
-  return crypto.randomUUID();
+  return randomUuid();
 }
 
 export default function LoginForm(props: LoginFormProps): ReactElement {
