@@ -223,7 +223,7 @@ export default function ChatView(props: Props) {
         )}
         <div ref={endRef} />
       </div>
-      <form className="chat-compose" onSubmit={(e) => { e.preventDefault(); send(); }}>
+      <form method="post" className="chat-compose" onSubmit={(e) => { e.preventDefault(); send(); }}>
         <textarea value={input} rows={2} placeholder={t('chat.ui.placeholder')} aria-label={t('chat.ui.placeholder')}
           onChange={(e) => setInput(e.target.value)}
           onCompositionStart={() => { composing.current = true; }} onCompositionEnd={() => { composing.current = false; }}

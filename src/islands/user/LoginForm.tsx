@@ -160,7 +160,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
           </button>
         ))}
       </div>
-      <form ref={formRef} onSubmit={onSubmit} noValidate>
+      <form method="post" ref={formRef} onSubmit={onSubmit} noValidate>
         {tab === 'login' ? (
           <>
             {field('username', t('user.login.account'), <input name="username" autoComplete="username" value={login.username} {...described('username')} onChange={(e) => setLogin({ ...login, username: e.target.value })} />)}
