@@ -67,3 +67,22 @@ test('sign-up works over plain HTTP at a LAN address: the captcha opens, the mem
   await expect(page.getByRole('heading', { name: '账户概览', level: 1 })).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test('a docs code block is copied over plain HTTP at a LAN address, without the Clipboard API', async ({ page }) => {
+  test.skip(!origin, 'this machine has no non-loopback IPv4 address');
+  await page.goto(`${origin}/md/guide/install`);
+  expect(await page.evaluate(() => ({ secure: window.isSecureContext, clipboard: typeof navigator.clipboard }))).toEqual({ secure: false, clipboard: 'undefined' });
+  const button = page.getByRole('button', { name: '复制' }).first();
+  await button.click();
+  await expect(page.getByRole('button', { name: '已复制' }).first()).toBeVisible();
+  // What the copy command put on the clipboard, pasted into a field.
+  const code = await page.locator('.markdown-body pre').first().evaluate((pre) => (pre.querySelector('code') ?? pre).textContent);
+  await page.evaluate(() => {
+    const area = document.createElement('textarea');
+    area.id = 'paste-here';
+    document.body.append(area);
+  });
+  await page.locator('#paste-here').focus();
+  await page.keyboard.press('ControlOrMeta+V');
+  await expect(page.locator('#paste-here')).toHaveValue(code!);
+});
