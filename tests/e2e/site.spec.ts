@@ -183,3 +183,26 @@ test('a form sent before its island hydrates waits for it: nothing typed goes in
   await expect(page.getByLabel('账户名 / 邮箱 / 手机号')).toHaveValue('nobody');
   await expect(page.locator('.click-captcha img')).toBeVisible();
 });
+
+test('an island whose code is gone after a new deployment reloads to the page being opened', async ({ page }) => {
+  await page.goto('/ask');
+  await page.waitForLoadState('networkidle');
+  // A new build went out: the manifest has another id and the old chunks are gone, until the
+  // browser loads /chat afresh (from the new build, whose chunks exist).
+  let stale = true;
+  const documents: string[] = [];
+  page.on('request', (r) => {
+    if (r.resourceType() !== 'document') return;
+    documents.push(new URL(r.url()).pathname);
+    stale = false;
+  });
+  await page.route('**/build-manifest.json*', (route) => route.fulfill({ json: { id: 'next-build' } }));
+  await page.route(/\/_astro\/ChatApp\.[\w-]+\.js/, (route) => (stale ? route.fulfill({ status: 404, body: '' }) : route.continue()));
+  const reloaded = page.waitForRequest((r) => r.resourceType() === 'document', { timeout: 10_000 });
+  await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: 'AI 对话' }).click();
+  await reloaded;
+  expect(documents).toEqual(['/chat']);
+  await expect(page).toHaveURL(/\/chat$/);
+  // The island runs: its model picker and composer are the live React ones.
+  await expect(page.locator('astro-island[component-url*="ChatApp"]')).not.toHaveAttribute('ssr');
+});

@@ -31,7 +31,7 @@ function useFetch(...replies: (Response | Error | ((url: string, init: RequestIn
   setApiEnvironment({
     fetch: fetchFn as unknown as typeof fetch,
     notify: (o) => notes.push(o),
-    navigate: (p) => navigations.push(p),
+    navigate: (p, note) => { navigations.push(p); if (note) notes.push(note); },
     currentPath: () => path,
     online: () => online,
   });

@@ -56,7 +56,7 @@ export default function PostForm({ messages, categories, initial, postUrl }: Pro
 
   const field = (name: string) => ({ 'aria-invalid': errors[name] ? true : undefined, 'aria-describedby': errors[name] ? `${name}-error` : undefined });
   return (
-    <form ref={formRef} className="post-form card" onSubmit={submit} noValidate>
+    <form method="post" ref={formRef} className="post-form card" onSubmit={submit} noValidate>
       <div className="field">
         <label htmlFor="post-title">{translate(messages, 'ask.post.titleLabel')}</label>
         <input id="post-title" name="title" value={values.title} onChange={set('title')} maxLength={150} placeholder={translate(messages, 'ask.post.titlePlaceholder')} required {...field('title')} />

@@ -32,7 +32,7 @@ export default function ReplyForm({ postId, messages }: Props) {
   };
 
   return (
-    <form ref={formRef} className="reply-form" onSubmit={submit} noValidate>
+    <form method="post" ref={formRef} className="reply-form" onSubmit={submit} noValidate>
       <MarkdownEditor
         name="content" label={translate(messages, 'ask.reply.write')} value={values.content}
         onChange={(content) => setValues({ content })} messages={messages} draftKey={draftKey} uploadTopic="ask" rows={8}

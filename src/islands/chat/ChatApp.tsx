@@ -125,7 +125,7 @@ export default function ChatApp(props: Props) {
           {list.map((s) => (
             <div key={s.id} className={`chat-item${open?.id === s.id ? ' active' : ''}`}>
               {renaming?.id === s.id ? (
-                <form onSubmit={(e) => { e.preventDefault(); void rename(); }} className="chat-rename">
+                <form method="post" onSubmit={(e) => { e.preventDefault(); void rename(); }} className="chat-rename">
                   <input className="input" value={renaming.title} maxLength={100} aria-label={t('chat.ui.rename')} autoFocus onChange={(e) => setRenaming({ id: s.id, title: e.target.value })} />
                   <button type="submit" className="btn btn-sm">{t('chat.ui.save')}</button>
                 </form>

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, type UIMessage } from 'ai';
 import { getToken } from '../../lib/client/auth-token';
+import { copyText } from '../../lib/client/secure-context';
 import { textOfParts, type ChatMetadata } from '../../lib/shared/chat';
 import { mergeBranch, newestLeaf, pathTo, siblingsOf, type ChatNode, type Tree } from './tree';
 import { translate, type Messages } from '../user/form-helpers';
@@ -147,7 +148,9 @@ export default function ChatView(props: Props) {
   };
 
   const copy = async (id: string, text: string): Promise<void> => {
-    try { await navigator.clipboard.writeText(text); setCopied(id); setTimeout(() => setCopied(''), 1500); } catch { /* no clipboard */ }
+    if (!(await copyText(text))) return;
+    setCopied(id);
+    setTimeout(() => setCopied(''), 1500);
   };
 
   const priceOf = (m: ModelOption): string => (m.assistant || (!m.pricePer1k && !m.pricePerMessage) ? t('chat.ui.free') : t('chat.ui.price', { points: m.pricePerMessage || m.pricePer1k }));
@@ -220,7 +223,7 @@ export default function ChatView(props: Props) {
         )}
         <div ref={endRef} />
       </div>
-      <form className="chat-compose" onSubmit={(e) => { e.preventDefault(); send(); }}>
+      <form method="post" className="chat-compose" onSubmit={(e) => { e.preventDefault(); send(); }}>
         <textarea value={input} rows={2} placeholder={t('chat.ui.placeholder')} aria-label={t('chat.ui.placeholder')}
           onChange={(e) => setInput(e.target.value)}
           onCompositionStart={() => { composing.current = true; }} onCompositionEnd={() => { composing.current = false; }}

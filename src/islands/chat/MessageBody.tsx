@@ -1,6 +1,7 @@
 // An answer: markdown through the shared pipeline (no raw HTML), citations as links with a preview
 // of the passage on hover or focus, copy buttons on code, and the sources listed underneath.
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { copyText } from '../../lib/client/secure-context';
 import { linkCitations, type ChatMetadata, type SourceMeta } from '../../lib/shared/chat';
 import { translate, type Messages } from '../user/form-helpers';
 
@@ -51,7 +52,8 @@ export default function MessageBody({ text, metadata, streaming, messages }: Pro
       button.className = 'btn btn-sm chat-copy';
       button.textContent = translate(messages, 'chat.ui.copy');
       button.addEventListener('click', () => {
-        void navigator.clipboard?.writeText(pre.querySelector('code')?.textContent ?? pre.textContent ?? '').then(() => {
+        void copyText(pre.querySelector('code')?.textContent ?? pre.textContent ?? '').then((done) => {
+          if (!done) return;
           button.textContent = translate(messages, 'chat.ui.copied');
           setTimeout(() => { button.textContent = translate(messages, 'chat.ui.copy'); }, 1500);
         });

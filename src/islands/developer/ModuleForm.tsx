@@ -88,7 +88,7 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
   const free = (Number(values.price) || 0) === 0 && (Number(values.score_price) || 0) === 0;
 
   return (
-    <form ref={formRef} className="card studio-form" onSubmit={submit} noValidate>
+    <form method="post" ref={formRef} className="card studio-form" onSubmit={submit} noValidate>
       {status === 'published' && <p className="studio-note" role="note">{t('devstudio.form.publishedNote')}</p>}
       <div className="field">
         <label htmlFor="module-name">{t('devstudio.form.name')}</label>

@@ -59,7 +59,7 @@ export default function VerifForm({ messages, areaLabels, initial, submitKey }: 
   );
 
   return (
-    <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+    <form method="post" ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
       {input('real_name', t('developer.form.realName'), { autoComplete: 'name', maxLength: 30 })}
       {input('id_number', t('developer.form.idNumber'), { maxLength: 18, autoComplete: 'off', spellCheck: 'false', placeholder: t('developer.form.idNumberHint') })}
       {input('mobile', t('developer.form.mobile'), { type: 'tel', inputMode: 'numeric', maxLength: 11, autoComplete: 'tel-national' })}

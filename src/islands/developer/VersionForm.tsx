@@ -77,7 +77,7 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
   const percent = progress === null ? 0 : Math.round(progress * 100);
 
   return (
-    <form ref={formRef} className="card studio-form" onSubmit={submit} noValidate>
+    <form method="post" ref={formRef} className="card studio-form" onSubmit={submit} noValidate>
       <h2>{t('devstudio.version.new')}</h2>
       <div className="studio-row">
         <div className="field">

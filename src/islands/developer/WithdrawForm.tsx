@@ -39,7 +39,7 @@ export default function WithdrawForm({ messages, available, min }: Props): React
   );
 
   return (
-    <form ref={formRef} className="card form-narrow" onSubmit={submit} noValidate>
+    <form method="post" ref={formRef} className="card form-narrow" onSubmit={submit} noValidate>
       <h2>{t('devstudio.withdraw.title')}</h2>
       {field('amount', t('devstudio.withdraw.amount'), t('devstudio.withdraw.amountHint', { min, available }), { inputMode: 'decimal' })}
       {field('account', t('devstudio.withdraw.account'), t('devstudio.withdraw.accountHint'), { maxLength: '120', autoComplete: 'off' })}

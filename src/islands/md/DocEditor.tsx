@@ -372,7 +372,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
             )}
 
             {/* Hidden, not unmounted, while merging or reading history: the draft keeps being saved. */}
-            <form className="md-edit" hidden={hidden} noValidate data-testid="doc-edit-form"
+            <form method="post" className="md-edit" hidden={hidden} noValidate data-testid="doc-edit-form"
               onSubmit={(e) => { e.preventDefault(); void save(); }}>
               <div className="field">
                 <label htmlFor="md-edit-title">{t('mdedit.pageTitle')}</label>

@@ -48,7 +48,7 @@ export default function NewPageForm({ book, tree, heading, lead, initialName = '
     'aria-describedby': [name === 'name' ? `${id}hint` : '', errors[name] ? `${id}${name}-error` : ''].filter(Boolean).join(' ') || undefined,
   });
   return (
-    <form className="md-new" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}h`} data-testid="new-page-form">
+    <form method="post" className="md-new" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${id}h`} data-testid="new-page-form">
       <h2 id={`${id}h`} className="md-new__heading">{heading}</h2>
       {lead && <p className="muted small">{lead}</p>}
       <div className="field">

@@ -80,7 +80,7 @@ export default function PageActions({ book, tree, page, onMoved, onRenamed, onDe
         </div>
       </div>
       {renaming ? (
-        <form className="md-actions__rename" onSubmit={rename} noValidate>
+        <form method="post" className="md-actions__rename" onSubmit={rename} noValidate>
           <label htmlFor={`${id}name`}>{t('mdedit.newName')}</label>
           <input id={`${id}name`} value={newName} onChange={(e) => setNewName(e.target.value)} maxLength={100} autoComplete="off" spellCheck={false}
             aria-invalid={errors.new_name ? true : undefined} aria-describedby={errors.new_name ? `${id}name-error` : `${id}hint`} />

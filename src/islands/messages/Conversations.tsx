@@ -187,7 +187,7 @@ function Dialog(props: ConversationsProps & { partnerId: number; onBack: () => v
       {info?.blocked && <p className="muted">{t('messages.blockedNote')}</p>}
       {info?.blocked_me && <p className="muted">{t('messages.blockedMeNote')}</p>}
       {canWrite && (
-        <form className="msg-compose" onSubmit={(e) => { e.preventDefault(); if (text.trim()) void send(text); }}>
+        <form method="post" className="msg-compose" onSubmit={(e) => { e.preventDefault(); if (text.trim()) void send(text); }}>
           <label className="msg-sr" htmlFor="msg-compose-text">{t('messages.compose')}</label>
           <textarea id="msg-compose-text" name="content" rows={2} maxLength={MAX_PRIVATE * 2} value={text} placeholder={t('messages.compose')}
             aria-describedby="msg-compose-hint" aria-invalid={!!error} onChange={(e) => setText(e.currentTarget.value)} onKeyDown={onKey} />

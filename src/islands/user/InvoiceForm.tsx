@@ -31,7 +31,7 @@ export default function InvoiceForm({ messages, available, email, orderId = 0, o
   );
 
   return (
-    <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+    <form method="post" ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
       {orderNo && <p className="muted">{translate(messages, 'user.invoice.forOrder', { no: orderNo })}</p>}
       {field('amount', t('user.invoice.amount'))}
       {field('title', t('user.invoice.title'))}

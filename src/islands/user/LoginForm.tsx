@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type FormEvent, type ReactElement } from '
 import { request } from '../../lib/client/api';
 import { rememberUser } from '../../lib/client/stores/user';
 import { LoginInput, RegisterInput, RetrievePasswordInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
+import { randomUuid } from '../../lib/client/secure-context';
 import ClickCaptcha from './ClickCaptcha';
 import { serverFields, translate, typedBeforeHydration, zodFields, type Fields } from './form-helpers';
 
@@ -19,7 +20,7 @@ export interface LoginFormProps {
 type Pending = { purpose: 'login' | 'code'; id: string } | null;
 
 function newCaptchaId(): string {
-  return crypto.randomUUID();
+  return randomUuid();
 }
 
 export default function LoginForm(props: LoginFormProps): ReactElement {
@@ -159,7 +160,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
           </button>
         ))}
       </div>
-      <form ref={formRef} onSubmit={onSubmit} noValidate>
+      <form method="post" ref={formRef} onSubmit={onSubmit} noValidate>
         {tab === 'login' ? (
           <>
             {field('username', t('user.login.account'), <input name="username" autoComplete="username" value={login.username} {...described('username')} onChange={(e) => setLogin({ ...login, username: e.target.value })} />)}

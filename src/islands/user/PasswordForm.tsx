@@ -34,7 +34,7 @@ export default function PasswordForm({ messages }: { messages: Messages }): Reac
   );
 
   return (
-    <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+    <form method="post" ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
       {input('oldPassword', t('user.password.old'), 'current-password')}
       {input('newPassword', t('user.password.new'), 'new-password')}
       {input('confirm', t('user.password.confirm'), 'new-password')}

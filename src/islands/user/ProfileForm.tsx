@@ -60,7 +60,7 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
   const aria = (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': `err-${name}` } : {});
 
   return (
-    <form ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+    <form method="post" ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
       <div className="field">
         <span>{t('user.profile.avatar')}</span>
         <div className="avatar-row">

@@ -4,6 +4,7 @@
 import { tc, pageLocale, type ClientKey } from '../i18n/client';
 import type { Envelope } from '../shared/codes';
 import { clearToken, getRefreshToken, getToken, setToken } from './auth-token';
+import { carryNote } from './carried-note';
 import { hideLoading, showLoading } from './loading';
 import type { NotifyOptions } from './notify';
 
@@ -36,7 +37,8 @@ export class ApiError extends Error {
 /** What the request layer does to the page; replaced in tests. */
 export interface ApiEnvironment {
   notify(options: NotifyOptions): void;
-  navigate(path: string): void;
+  /** A full-page navigation; `note` is shown on the page it leads to. */
+  navigate(path: string, note?: NotifyOptions): void;
   currentPath(): string;
   online(): boolean;
   fetch: typeof fetch;
@@ -44,7 +46,10 @@ export interface ApiEnvironment {
 
 const browserEnv: ApiEnvironment = {
   notify: (options) => { void import('./notify').then((m) => m.notify(options)); },
-  navigate: (path) => location.assign(path),
+  navigate: (path, note) => {
+    if (note) carryNote(note);
+    location.assign(path);
+  },
   currentPath: () => location.pathname,
   online: () => navigator.onLine,
   fetch: (...args) => fetch(...args),
@@ -152,9 +157,9 @@ async function send<T>(path: string, opts: RequestOptions, allowRefresh: boolean
 function redirect(target: string, reply: Envelope<unknown>, status: number, show: boolean): never {
   const here = env.currentPath().replace(/\/+$/, '') || '/';
   if (here !== target) {
-    if (show && reply.msg) env.notify({ type: 'error', message: reply.msg });
     const to = target === LOGIN_PATH ? `${LOGIN_PATH}?to=${encodeURIComponent(env.currentPath())}` : target;
-    env.navigate(to);
+    // Shown on the target page: this one is about to go away with anything shown on it.
+    env.navigate(to, show && reply.msg ? { type: 'error', message: reply.msg } : undefined);
   }
   throw new ApiError(reply.msg, reply.code, reply.data, status);
 }

@@ -69,9 +69,13 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
   try {
     if (kind === 'report') {
       const target = targetOf(form)!;
-      await request('/api/ask/report', { method: 'POST', data: { ...target, reason: String(fields.get('reason') ?? '') }, showSuccessMessage: true });
+      const reply = await request('/api/ask/report', { method: 'POST', data: { ...target, reason: String(fields.get('reason') ?? '') }, showSuccessMessage: true });
       form.reset();
-      form.closest('details')?.removeAttribute('open');
+      // The reader stays where they were: the form folds away and its line says the report was sent.
+      const details = form.closest('details');
+      details?.removeAttribute('open');
+      const status = details?.parentElement?.querySelector<HTMLElement>('[data-report-status]');
+      if (status) status.textContent = reply.msg;
     } else if (kind === 'comment') {
       const parent = Number(form.dataset.parent);
       await request('/api/ask/reply', { method: 'POST', data: { post_id: postId(), parent_id: parent, content: String(fields.get('content') ?? ''), nonce: form.dataset.nonce ??= formNonce() }, showSuccessMessage: true });
@@ -91,7 +95,9 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
 }
 
 document.addEventListener('click', (e) => { void onClick(e); });
-document.addEventListener('submit', (e) => { void onSubmit(e); });
+// Capture phase: ahead of the client router, which would otherwise turn the form into a page
+// navigation carrying its fields (a report went to `?reason=…`).
+document.addEventListener('submit', (e) => { void onSubmit(e); }, true);
 // One view per reader and post; the server counts it at most every 30 minutes. `astro:page-load`
 // also fires after client-side navigations, where this module does not run again.
 document.addEventListener('astro:page-load', () => {

@@ -3,6 +3,7 @@
 import { setDark, isDark, setLanguage } from './preferences';
 import { finishProgress, startProgress } from './progress';
 import { watchDeployments } from './deploy-watch';
+import { takeCarriedNote } from './carried-note';
 import type { NotifyOptions, NotifyHandle } from './notify';
 
 declare global {
@@ -15,6 +16,10 @@ window.Atrium = {
   // The notification code loads on first use: most visits never show one.
   notify: (options) => import('./notify').then((m) => m.notify(options)),
 };
+
+// A message the previous page handed over as it navigated here (a redirect's reason, spec §4).
+const carried = takeCarriedNote();
+if (carried) void window.Atrium.notify(carried);
 
 // Member names and avatars (links to /user/card/{id}) open the small user card; modified clicks open the page.
 document.addEventListener('click', (event) => {

@@ -1,6 +1,7 @@
 // New-deployment detection (spec §4): poll the build manifest; once its id differs from the build
-// this page came from, a script chunk that fails to load means the page is out of date, so we
-// reload to the route the user was going to, at most once every 10 s.
+// this page came from, a script chunk that fails to load (a lazy import, a module script, an
+// island's component) means the page is out of date, so we reload to the route the user was going
+// to, at most once every 10 s.
 export const RELOAD_GUARD_MS = 10_000;
 const GUARD_KEY = 'ba-reload-at';
 
@@ -44,6 +45,9 @@ export function watchDeployments(currentId: string, pollSeconds: number): void {
   }, true);
   window.addEventListener('unhandledrejection', (e) => { if (isChunkLoadError(e.reason)) void reloadIfStale(); });
   window.addEventListener('vite:preloadError', (e) => { e.preventDefault(); void reloadIfStale(); });
+  // An island whose code could not be imported (Astro retries once, then reports it on the island
+  // and leaves the server-rendered HTML without its script): the same as a failed lazy import.
+  document.addEventListener('astro:hydration-error', () => { void reloadIfStale(); });
 
   if (pollSeconds > 0) {
     setInterval(() => { if (document.visibilityState === 'visible') void check(); }, pollSeconds * 1000);

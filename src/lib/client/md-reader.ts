@@ -2,6 +2,7 @@
 // following the scroll, and the sidebar toggle on narrow screens. Clicks are delegated on the
 // document (set once); what depends on the page's elements is set up again on every
 // `astro:page-load`, because the in-app router swaps the body without running this module again.
+import { copyText } from './secure-context';
 
 let observer: IntersectionObserver | null = null;
 
@@ -27,11 +28,8 @@ async function copyCode(button: HTMLButtonElement): Promise<void> {
   const pre = button.parentElement?.querySelector('pre');
   const labels = button.closest<HTMLElement>('.markdown-body')?.dataset;
   if (!pre || !labels) return;
-  try {
-    await navigator.clipboard.writeText((pre.querySelector('code') ?? pre).textContent ?? '');
-  } catch {
-    return; // No clipboard (insecure origin, denied permission): the code can still be selected.
-  }
+  // Refused (denied permission, no copy command): the code can still be selected.
+  if (!(await copyText((pre.querySelector('code') ?? pre).textContent ?? ''))) return;
   button.textContent = labels.copied ?? '';
   setTimeout(() => { button.textContent = labels.copy ?? ''; }, 1800);
 }

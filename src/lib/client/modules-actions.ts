@@ -85,4 +85,6 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
 }
 
 document.addEventListener('click', (e) => { void onClick(e); });
-document.addEventListener('submit', (e) => { void onSubmit(e); });
+// Capture phase: ahead of the client router, which would otherwise turn the form into a page
+// navigation carrying its fields.
+document.addEventListener('submit', (e) => { void onSubmit(e); }, true);
