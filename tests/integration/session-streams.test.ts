@@ -49,7 +49,7 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     return s;
   };
   const call = async (tokenValue: string, path: string, body: unknown, on = b): Promise<Env> =>
-    (await postJson(on.url, path, body, { 'ba-user-token': tokenValue, 'think-lang': 'en' })).json<Env>();
+    (await postJson(on.url, path, body, { ...(tokenValue ? { 'ba-user-token': tokenValue } : {}), 'think-lang': 'en' })).json<Env>();
   /** A member who may write at once (not a first-day member), and a login of theirs. */
   const member = async (groupId?: number): Promise<{ id: number; name: string; token: string; refreshToken: string }> => {
     const name = `s${pg ? 'p' : 'l'}${counter++}`;
@@ -131,6 +131,18 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     await bobStream.waitFor((e) => e.event === 'message');
     expect([first, second].flatMap((s) => s.events.filter((e) => e.event === 'message'))).toEqual([]);
     expect(bobStream.ended).toBe(false);
+  });
+
+  it('a refresh token presented twice (a stolen copy) ends the streams of its session, renewed token included', async () => {
+    const ann = await member();
+    const renewed = await call('', '/api/common/refreshToken', { refreshToken: ann.refreshToken }) as Env<{ token: string }>;
+    expect(renewed.code).toBe(1);
+    const s = await stream(renewed.data.token);
+    // Past the window in which two tabs renewing at once are told to retry.
+    await a.runtime.db.update(token).set({ usedTime: Math.floor(Date.now() / 1000) - 60 }).where(eq(token.token, hashToken(a.runtime.tokenSecret, ann.refreshToken)));
+    const started = Date.now();
+    expect((await call('', '/api/common/refreshToken', { refreshToken: ann.refreshToken })).code).toBe(0);
+    await endsWithin(s, started, 'session');
   });
 
   it('a stream ends when its access token expires', async () => {
