@@ -14,8 +14,8 @@ declare namespace App {
     host: import('./lib/shared/hosts').HostContext;
     /** The logged-in member; null for visitors. */
     user: import('./lib/server/request-context').SessionUser | null;
-    /** The session behind `user`: its member row, token family and whether it came by cookie. */
-    session?: { row: import('./lib/server/account/users').UserRow; family: string; viaCookie: boolean };
+    /** The session behind `user`: its member row, token family, whether it came by cookie, and what a stream needs to end with it. */
+    session?: { row: import('./lib/server/account/users').UserRow; family: string; viaCookie: boolean; ref: import('./lib/server/auth/session-streams').SessionRef };
     /** An access token was sent but has expired (API calls answer 409). */
     tokenExpired?: boolean;
     route: import('./lib/shared/routes').RouteMatch | null;

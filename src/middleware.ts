@@ -172,5 +172,5 @@ async function resolveSession(ctx: APIContext): Promise<void> {
   if (resolved.state !== 'ok') return;
   const row = resolved.row;
   locals.user = { id: row.id, username: row.username, nickname: row.nickname, avatar: row.avatar };
-  locals.session = { row, family: resolved.family, viaCookie: !header };
+  locals.session = { row, family: resolved.family, viaCookie: !header, ref: resolved.ref };
 }

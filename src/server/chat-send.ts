@@ -62,13 +62,13 @@ function writeResponse(res: ServerResponse, response: Response): Promise<void> {
 }
 
 /** A reply's SSE text as it comes, one socket write per chunk (the reply joins what it writes in one tick). */
-const writeReply = (res: ServerResponse, reply: ReplyStream): Promise<void> => writeBody(res, 200, reply.headers, reply.sse);
+const writeReply = (res: ServerResponse, reply: ReplyStream, sse = reply.sse): Promise<void> => writeBody(res, 200, reply.headers, sse);
 
 /** Answers `POST /api/chat/send`; `basics` are the request's (app.ts), already its locals. */
 export async function handleChatSend(req: IncomingMessage, res: ServerResponse, runtime: Runtime, basics: RequestBasics): Promise<void> {
   const { config } = runtime;
   const locale = apiLocale((name) => header(req, name), basics.locale);
-  const { row, viaCookie } = await resolveRequestSession(req, runtime);
+  const { row, ref, viaCookie } = await resolveRequestSession(req, runtime);
 
   // A session carried by cookie, or a body a plain HTML form can send, must come from our own pages.
   if ((viaCookie || isFormLike(header(req, 'content-type'))) && !fromOwnSite(header(req, 'origin') ?? header(req, 'referer'), header(req, 'host'), config.siteDomain)) {
@@ -80,7 +80,8 @@ export async function handleChatSend(req: IncomingMessage, res: ServerResponse, 
   let response: Response;
   try {
     const reply = await withOutbox(runtime.bus, () => sendChat(runtime, askerFrom(row, ip, locale, basics.host), async () => parseJsonBody(await bodyText(req))));
-    if (!(reply instanceof Response)) return writeReply(res, reply);
+    // A member's reply stream ends with their session (logout, password change, blocked); the reply runs on.
+    if (!(reply instanceof Response)) return writeReply(res, reply, ref ? runtime.sessions.streams.tieStream(ref, ip, reply.sse) : reply.sse);
     response = reply;
   } catch (err) {
     response = errorResponse(err, locale, basics.requestId, runtime.log.error);

@@ -7,11 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Runtime } from '../lib/server/runtime';
 import { hubFor, type Delivery } from '../lib/server/messages/live';
 import { pollingInterval } from '../lib/server/messages/settings';
-import { resolveUploadUser } from './upload';
+import { resolveRequestSession, resolveUploadUser } from './upload';
 import { forwardedClientIp } from '../lib/server/proxy';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 import { STREAM_HEARTBEAT } from '../lib/shared/messages';
+import type { CloseReason } from '../lib/server/auth/session-streams';
 
 export const STREAM_PATH = '/api/interaction/stream';
 export const COUNT_PATH = '/api/interaction/count';
@@ -58,20 +59,30 @@ function refuse(res: ServerResponse, code: number, msg: string, data: unknown): 
   res.end(JSON.stringify({ code, msg, data, time: Math.floor(Date.now() / 1000) }));
 }
 
+/**
+ * The last event of a stream the server ends: its session ended (logout, password change, blocked),
+ * its token expired, or a newer stream of the member or address took its place (the caps). The
+ * page stops reconnecting and polls the count, which tells a logged-out page so.
+ */
+function endFrame(reason: CloseReason): string {
+  return `event: end\ndata: ${JSON.stringify({ reason })}\n\n`;
+}
+
 export async function handleStream(req: IncomingMessage, res: ServerResponse, runtime: Runtime, locale: Locale): Promise<void> {
-  const auth = await resolveUploadUser(req, runtime);
-  if (!auth.user) {
+  const auth = await resolveRequestSession(req, runtime);
+  if (!auth.row || !auth.ref) {
     if (auth.tokenExpired) return refuse(res, Code.tokenExpired, translateAny(locale, 'api.tokenExpired'), null);
     return refuse(res, Code.login, translateAny(locale, 'api.needLogin'), { type: 'need login' });
   }
+  const address = clientAddress(req, runtime);
   // Opening a stream counts against the API rate limit like any call, so reconnect storms stay bounded.
-  const limited = await runtime.limiter.hit(`api:${clientAddress(req, runtime)}`, runtime.config.apiRateLimit, 60);
+  const limited = await runtime.limiter.hit(`api:${address}`, runtime.config.apiRateLimit, 60);
   if (!limited.allowed) {
     res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(limited.retryAfter) });
     res.end(JSON.stringify({ code: Code.error, msg: translateAny(locale, 'api.rateLimited', { seconds: limited.retryAfter }), data: null, time: Math.floor(Date.now() / 1000) }));
     return;
   }
-  const userId = auth.user.id;
+  const userId = auth.row.id;
   const rawLast = String(req.headers['last-event-id'] ?? new URL(req.url ?? '/', 'http://x').searchParams.get('lastEventId') ?? '');
   const last = /^\d{1,10}$/.test(rawLast) ? Number(rawLast) : null;
   const hub = hubFor(runtime.bus, runtime.db);
@@ -86,14 +97,26 @@ export async function handleStream(req: IncomingMessage, res: ServerResponse, ru
   // Events that arrive while the backlog is read wait, so nothing is sent twice or out of order.
   let pending: Delivery[] | null = [];
   let sentUpTo = 0;
+  let closed = false;
   const send = (d: Delivery): void => {
-    if (d.id <= sentUpTo) return;
+    if (d.id <= sentUpTo || closed) return;
     sentUpTo = d.id;
     res.write(frame(d));
   };
   const unsubscribe = hub.subscribe(userId, (d) => { if (pending) pending.push(d); else send(d); });
-  let closed = false;
-  res.once('close', () => { closed = true; unsubscribe(); open.delete(res); });
+  let release: () => void = () => undefined;
+  res.once('close', () => { closed = true; unsubscribe(); release(); open.delete(res); });
+  // Held until the session ends (on any instance) or the token expires; past the caps the oldest goes.
+  release = runtime.sessions.streams.register({
+    ref: auth.ref, address, capped: true,
+    close: (reason) => {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      open.delete(res);
+      res.end(endFrame(reason));
+    },
+  });
   try {
     const { events, lastId } = await hub.replay(userId, last);
     const count = await hub.count(userId);

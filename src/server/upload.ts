@@ -12,6 +12,7 @@ import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
 import { resolveAccessToken, type Resolved } from '../lib/server/auth/sessions';
+import type { SessionRef } from '../lib/server/auth/session-streams';
 import { fromOwnSite, readCookie, SESSION_COOKIE } from '../lib/server/request-context';
 import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime } from '../lib/server/upload/check';
 import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
@@ -150,12 +151,12 @@ function fileOfUrl(runtime: Runtime, url: string): string | null {
  * questions), as the middleware finds it on an API call: header `ba-user-token` (or `bausertoken`),
  * else the cookie; no renewal from the refresh cookie (that is for page loads).
  */
-export async function resolveRequestSession(req: IncomingMessage, runtime: Runtime): Promise<{ row: (Resolved & { state: 'ok' })['row'] | null; tokenExpired: boolean; viaCookie: boolean }> {
+export async function resolveRequestSession(req: IncomingMessage, runtime: Runtime): Promise<{ row: (Resolved & { state: 'ok' })['row'] | null; ref?: SessionRef; tokenExpired: boolean; viaCookie: boolean }> {
   const header = String(req.headers['ba-user-token'] ?? req.headers.bausertoken ?? '');
   const value = header || readCookie(req.headers.cookie, SESSION_COOKIE) || '';
   if (!value) return { row: null, tokenExpired: false, viaCookie: false };
   const resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, value, runtime.sessions);
-  if (resolved.state === 'ok') return { row: resolved.row, tokenExpired: false, viaCookie: !header };
+  if (resolved.state === 'ok') return { row: resolved.row, ref: resolved.ref, tokenExpired: false, viaCookie: !header };
   return { row: null, tokenExpired: resolved.state === 'expired', viaCookie: false };
 }
 

@@ -4,6 +4,8 @@
 // the tab holding the stream is closed. Needs the e2e server on PostgreSQL (TEST_DATABASE_URL).
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
+import { MESSAGE_STREAMS_PER_MEMBER } from '../../src/lib/server/auth/session-streams';
+import { openSse, type SseClient } from '../helpers/sse';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -183,4 +185,36 @@ test('without EventSource the badge falls back to polling at the interval the se
   expect(polls.length).toBeGreaterThanOrEqual(2);
   await page.context().close();
   await w.context().close();
+});
+
+test('a stream the server ends (newer streams of the member took its place) is not reopened: the page polls the count', async ({ browser, baseURL }) => {
+  test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the message flow (.ci/run does)');
+  test.setTimeout(90_000);
+  const name = `ca${Date.now().toString(36).slice(-6)}`;
+  await newMember(env, name);
+  const page = await logIn(env, browser, name);
+  const streamRequests: number[] = [];
+  const polls: number[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes(STREAM)) streamRequests.push(Date.now());
+    if (r.url().includes('/api/interaction/count')) polls.push(Date.now());
+  });
+  const streams = trackStreams(page.context());
+  await page.goto('/ask');
+  await hydrated(page);
+  await expect.poll(() => streams.open(), { timeout: 5000 }).toBe(1);
+  // The member's other devices: as many streams as the cap, so the page's, the oldest, is closed.
+  const token = (await page.context().cookies()).find((c) => c.name === 'ba-user-token')!.value;
+  const others: SseClient[] = [];
+  const polled = polls.length;
+  const opened = streamRequests.length;
+  for (let i = 0; i < MESSAGE_STREAMS_PER_MEMBER; i++) others.push(await openSse(baseURL!, STREAM, { 'ba-user-token': token }));
+  await expect.poll(() => streams.open(), { timeout: 3000 }).toBe(0);
+  await expect.poll(() => polls.length, { timeout: 5000 }).toBeGreaterThan(polled);
+  // EventSource would reconnect after the stream's 2 s retry and push another device's stream out.
+  await page.waitForTimeout(3000);
+  expect(streamRequests).toHaveLength(opened);
+  expect(others.filter((s) => s.ended)).toHaveLength(0);
+  for (const s of others) s.close();
+  await page.context().close();
 });

@@ -10,6 +10,10 @@ export interface SseClient {
   headers: Record<string, string | string[] | undefined>;
   /** Resolves with the first event (from `from` on) that matches, or rejects after `ms`. */
   waitFor(match: (e: SseEvent) => boolean, ms?: number, from?: number): Promise<SseEvent>;
+  /** Whether the server ended the response (or the connection went). */
+  readonly ended: boolean;
+  /** Resolves once the server ends the response, or rejects after `ms`. */
+  waitForEnd(ms?: number): Promise<void>;
   close(): void;
 }
 
@@ -24,6 +28,11 @@ export function openSse(base: string, path: string, headers: Record<string, stri
     if (url.protocol === 'https:') Object.assign(options, { servername: headers.host ?? url.hostname, rejectUnauthorized: false, agent: false });
     req = (url.protocol === 'https:' ? httpsRequest : request)(url, options, (res) => {
       let buffer = '';
+      let ended = false;
+      const onEnd = new Set<() => void>();
+      const finish = (): void => { ended = true; for (const w of onEnd) w(); };
+      res.once('end', finish);
+      res.once('close', finish);
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buffer += chunk;
@@ -57,6 +66,15 @@ export function openSse(base: string, path: string, headers: Record<string, stri
             };
             const timer = setTimeout(() => { waiters.delete(check); fail(new Error(`no matching event in ${ms} ms: ${JSON.stringify(events)}`)); }, ms);
             if (!check()) waiters.add(check);
+          });
+        },
+        get ended() { return ended; },
+        waitForEnd(ms = 3000) {
+          return new Promise<void>((ok, fail) => {
+            if (ended) { ok(); return; }
+            const done = (): void => { clearTimeout(timer); onEnd.delete(done); ok(); };
+            const timer = setTimeout(() => { onEnd.delete(done); fail(new Error(`the stream was still open after ${ms} ms: ${JSON.stringify(events)}`)); }, ms);
+            onEnd.add(done);
           });
         },
         close() { req?.destroy(); },

@@ -72,16 +72,23 @@ function holdStream(): Promise<void> {
       // While the stream is there the count is only re-checked rarely.
       void refreshCount().then(schedulePoll);
     });
+    const poll = (): void => {
+      source.close();
+      connected = false;
+      liveState.streaming = false;
+      liveState.polling = true;
+      void refreshCount().then(schedulePoll);
+    };
     source.addEventListener('error', () => {
       connected = false;
       liveState.streaming = false;
       errors++;
-      if (source.readyState === EventSource.CLOSED || errors >= MAX_STREAM_ERRORS) {
-        source.close();
-        liveState.polling = true;
-        void refreshCount().then(schedulePoll);
-      }
+      if (source.readyState === EventSource.CLOSED || errors >= MAX_STREAM_ERRORS) poll();
     });
+    // The server ended the stream: the session ended (the count then says to log in again), the
+    // token expired, or newer streams of this member or address took its place. Reconnecting
+    // would only push another one out, so the count is polled instead.
+    source.addEventListener('end', poll);
     addEventListener('pagehide', () => source.close(), { once: true });
   });
 }

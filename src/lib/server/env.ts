@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { readMailSettings, type MailSettings } from './mail/mailer';
 import { parseTrustProxy, type ProxyTrust } from './proxy';
 import { readChatEnv, type ChatEnv } from './chat/env';
+import { MESSAGE_STREAMS_PER_ADDRESS, MESSAGE_STREAMS_PER_MEMBER, type StreamCaps } from './auth/session-streams';
 
 /** Everything Atrium reads from the environment; docs/operators/configuration.md lists the same (tests/unit/docs-links.test.ts). */
 export interface ServerConfig {
@@ -31,6 +32,8 @@ export interface ServerConfig {
   apiRateLimit: number;
   /** Login attempts one IP may make in 15 minutes, whatever the account. */
   loginIpLimit: number;
+  /** Open message streams per member and per client address on one instance, oldest closed first (0: no cap). */
+  streamCaps?: StreamCaps;
   /** Seconds the browser waits between checks of the build manifest. */
   deployPollSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -74,6 +77,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     pageCacheBytes: int(env.PAGE_CACHE_MB, 64, 'PAGE_CACHE_MB') * 1024 * 1024,
     apiRateLimit: int(env.API_RATE_LIMIT, 600, 'API_RATE_LIMIT'),
     loginIpLimit: int(env.LOGIN_IP_LIMIT, 50, 'LOGIN_IP_LIMIT'),
+    streamCaps: {
+      perMember: int(env.MESSAGE_STREAMS_PER_MEMBER, MESSAGE_STREAMS_PER_MEMBER, 'MESSAGE_STREAMS_PER_MEMBER'),
+      perAddress: int(env.MESSAGE_STREAMS_PER_ADDRESS, MESSAGE_STREAMS_PER_ADDRESS, 'MESSAGE_STREAMS_PER_ADDRESS'),
+    },
     deployPollSeconds: int(env.DEPLOY_POLL_SECONDS, 60, 'DEPLOY_POLL_SECONDS'),
     logLevel: level as ServerConfig['logLevel'],
     mail: readMailSettings(env, resolve(root, env.DATA_DIR || 'data')),

@@ -85,7 +85,7 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     const memo = new TaggedMemo(pageCache);
     const site = new ConfigStore(database.db, bus, pageCache);
     const rules = new RulesCache(database.db, bus);
-    const sessions = new SessionCache(bus);
+    const sessions = new SessionCache(bus, config.streamCaps);
     closers.unshift(async () => { site.close(); memo.close(); pageCache.close(); rules.close(); sessions.close(); });
     const mailer = await createMailer(config.mail, log);
     closers.unshift(async () => mailer.close());

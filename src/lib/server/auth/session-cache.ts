@@ -1,7 +1,10 @@
 import type { Bus } from '../bus';
 import type { UserRow } from '../account/users';
+import { SessionStreams, type EndedScope, type StreamCaps } from './session-streams';
 
 const CHANNEL = 'sessions:forget';
+/** Sessions that ended: every instance drops them from its cache and closes their streams. */
+const ENDED_CHANNEL = 'sessions:ended';
 /** How long a looked-up session may be reused: a safety net; changes invalidate at once. */
 const TTL_MS = 10_000;
 const MAX_ENTRIES = 20_000;
@@ -13,19 +16,32 @@ export interface CachedSession {
   row: UserRow;
 }
 
+interface EndedMessage { userId: number; scope: EndedScope }
+
 /**
  * Recently resolved access tokens, so an authenticated request costs a map lookup instead of a
  * database round trip. Everything that changes a member or ends a session calls `forgetUser`,
- * which drops their entries here and, through the bus, on every other instance.
+ * which drops their entries here and, through the bus, on every other instance. Ending sessions
+ * (`endSessions`) also closes the streams they hold open, on every instance.
  */
 export class SessionCache {
   readonly #entries = new Map<string, CachedSession & { at: number }>();
-  readonly #unsubscribe: () => void;
+  readonly #unsubscribe: (() => void)[];
+  /** The streams sessions hold open on this instance. */
+  readonly streams: SessionStreams;
 
-  constructor(private readonly bus: Bus) {
-    this.#unsubscribe = bus.subscribe(CHANNEL, (message, fromSelf) => {
-      if (!fromSelf) this.#drop((message as { userId: number }).userId);
-    });
+  constructor(private readonly bus: Bus, caps?: StreamCaps) {
+    this.streams = new SessionStreams(caps);
+    this.#unsubscribe = [
+      bus.subscribe(CHANNEL, (message, fromSelf) => {
+        if (!fromSelf) this.#drop((message as { userId: number }).userId);
+      }),
+      // Our own message too: ending twice is harmless, and a Redis bus delivers it in order.
+      bus.subscribe(ENDED_CHANNEL, (message) => {
+        const ended = message as EndedMessage;
+        if (typeof ended?.userId === 'number' && ended.scope) this.#end(ended.userId, ended.scope);
+      }),
+    ];
   }
 
   get(hash: string): CachedSession | null {
@@ -49,9 +65,24 @@ export class SessionCache {
     await this.bus.publish(CHANNEL, { userId });
   }
 
+  /**
+   * Call once sessions' tokens are deleted (committed): drops the member's cached sessions and
+   * closes the streams of the ended ones, here at once and on every instance through the bus.
+   */
+  async endSessions(userId: number, scope: EndedScope): Promise<void> {
+    this.#end(userId, scope);
+    await this.bus.publish(ENDED_CHANNEL, { userId, scope } satisfies EndedMessage);
+  }
+
   close(): void {
-    this.#unsubscribe();
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
     this.#entries.clear();
+  }
+
+  // One step: a token read from the cache before this is caught by the streams' epoch after it.
+  #end(userId: number, scope: EndedScope): void {
+    this.#drop(userId);
+    this.streams.end(userId, scope);
   }
 
   #drop(userId: number): void {

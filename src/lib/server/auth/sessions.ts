@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { SessionCache } from './session-cache';
+import type { SessionRef } from './session-streams';
 import { token, user } from '../db/schema';
 import { AppError } from '../http';
 import { Code } from '../../shared/codes';
@@ -46,7 +47,7 @@ export async function startSession(db: Db, secret: string, userId: number, keep:
 export type Resolved =
   | { state: 'none' }
   | { state: 'expired' }
-  | { state: 'ok'; userId: number; family: string; row: typeof user.$inferSelect };
+  | { state: 'ok'; userId: number; family: string; row: typeof user.$inferSelect; ref: SessionRef };
 
 function prepareLookup(db: Db) {
   return db.select({ t: token, u: user }).from(token)
@@ -69,24 +70,29 @@ function lookupStatement(db: Db): ReturnType<typeof prepareLookup> {
 
 /**
  * Who an access token belongs to. A disabled member's tokens are removed: they are logged out.
- * With a cache, a token seen in the last seconds is answered from memory.
+ * With a cache, a token seen in the last seconds is answered from memory. `ref` is what a stream
+ * needs to end with the session (session-streams.ts).
  */
 export async function resolveAccessToken(db: Db, secret: string, value: string, cache?: SessionCache): Promise<Resolved> {
   if (!value || value.length > 100) return { state: 'none' };
   const hash = hashToken(secret, value);
+  // Read before the token: a session that ends after this still closes a stream opened with it.
+  const seen = cache?.streams.epoch ?? 0;
   const cached = cache?.get(hash);
   if (cached) {
-    return cached.expireTime <= now() ? { state: 'expired' } : { state: 'ok', userId: cached.userId, family: cached.family, row: cached.row };
+    if (cached.expireTime <= now()) return { state: 'expired' };
+    return { state: 'ok', userId: cached.userId, family: cached.family, row: cached.row, ref: { userId: cached.userId, family: cached.family, tokenHash: hash, expireTime: cached.expireTime, seen } };
   }
   const [found] = await lookupStatement(db).execute({ hash });
   if (!found) return { state: 'none' };
   if (found.t.expireTime <= now()) return { state: 'expired' };
   if (found.u.status !== 'enable') {
     await db.delete(token).where(eq(token.userId, found.u.id));
+    await cache?.endSessions(found.u.id, { except: null });
     return { state: 'none' };
   }
   cache?.set(hash, { userId: found.u.id, family: found.t.family, expireTime: found.t.expireTime, row: found.u });
-  return { state: 'ok', userId: found.u.id, family: found.t.family, row: found.u };
+  return { state: 'ok', userId: found.u.id, family: found.t.family, row: found.u, ref: { userId: found.u.id, family: found.t.family, tokenHash: hash, expireTime: found.t.expireTime, seen } };
 }
 
 /**
@@ -122,25 +128,29 @@ export async function refreshSession(db: Db, secret: string, refreshValue: strin
   // A used refresh token came back: a copy exists somewhere, so the whole session ends.
   if (outcome.kind === 'reused') {
     await db.delete(token).where(eq(token.family, outcome.family));
-    await cache?.forgetUser(outcome.userId);
+    await cache?.endSessions(outcome.userId, { families: [outcome.family] });
   }
   throw new AppError('account.loginExpired');
 }
 
-/** Ends the session the access or refresh token belongs to (its whole family). */
+/** Ends the session the access or refresh token belongs to (its whole family), and its streams on every instance. */
 export async function endSession(db: Db, secret: string, accessValue: string, refreshValue: string, cache?: SessionCache): Promise<void> {
   const hashes = [accessValue, refreshValue].filter(Boolean).map((v) => hashToken(secret, v));
   if (!hashes.length) return;
-  const rows = await db.select({ family: token.family, userId: token.userId }).from(token).where(or(...hashes.map((h) => eq(token.token, h))));
+  const rows = await db.select({ family: token.family, userId: token.userId, token: token.token }).from(token).where(or(...hashes.map((h) => eq(token.token, h))));
   for (const family of new Set(rows.map((r) => r.family).filter(Boolean))) await db.delete(token).where(eq(token.family, family));
   for (const h of hashes) await db.delete(token).where(eq(token.token, h));
-  for (const userId of new Set(rows.map((r) => r.userId))) await cache?.forgetUser(userId);
+  for (const userId of new Set(rows.map((r) => r.userId))) {
+    // Streams know their session by its family, or by their token when it has none (session-streams.ts).
+    const families = [...new Set(rows.filter((r) => r.userId === userId).map((r) => r.family || `token:${r.token}`))];
+    await cache?.endSessions(userId, { families });
+  }
 }
 
-/** Logs a member out everywhere but the given session (after a password change). */
+/** Logs a member out everywhere but the given session (after a password change; null: everywhere), streams included. */
 export async function endOtherSessions(db: Db, userId: number, keepFamily: string | null, cache?: SessionCache): Promise<void> {
   await db.delete(token).where(keepFamily ? and(eq(token.userId, userId), ne(token.family, keepFamily)) : eq(token.userId, userId));
-  await cache?.forgetUser(userId);
+  await cache?.endSessions(userId, { except: keepFamily });
 }
 
 /** 409 for an expired access token, as BuildAdmin's clients expect. */

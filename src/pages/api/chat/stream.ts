@@ -7,8 +7,12 @@ import { routeAccess, ANYONE } from '../../../lib/shared/access';
 /** Resumes the reply still being written in a chat (or a visitor's that finished meanwhile, see resumeReply); 204 when there is none. */
 export const GET = api(async (ctx) => {
   const { id, after } = await readInput(ctx, ResumeInput);
-  const response = await resumeReply(ctx.locals.runtime, askerOf(ctx), id, after);
-  return response ?? new Response(null, { status: 204 });
+  const asker = askerOf(ctx);
+  const response = await resumeReply(ctx.locals.runtime, asker, id, after);
+  if (!response) return new Response(null, { status: 204 });
+  // A member's resumed reply ends with their session (logout, password change, blocked), on any instance.
+  const session = ctx.locals.session;
+  return session ? ctx.locals.runtime.sessions.streams.tieResponse(session.ref, asker.ip, response) : response;
 });
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
