@@ -19,3 +19,10 @@ export function forgetUser(): void {
   localStorage.removeItem(TOKEN_KEY);
   $user.set({});
 }
+
+/** After a profile save: the new name and avatar, kept and shown by everything that shows the member. */
+export function updateUser(patch: Pick<StoredUser, 'username' | 'nickname' | 'avatar'>): void {
+  const stored = { ...$user.get(), ...patch };
+  if (stored.id) localStorage.setItem(USER_INFO_KEY, JSON.stringify(stored));
+  $user.set(stored);
+}
