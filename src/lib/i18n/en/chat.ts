@@ -31,6 +31,7 @@ export default {
   'chat.ui.search': 'Search conversations',
   'chat.ui.conversations': 'Conversations',
   'chat.ui.noConversations': 'No conversations yet',
+  'chat.ui.noMatch': 'No conversation matches “{q}”',
   'chat.ui.visitorNote': 'Signed out, conversations are kept in this browser only.',
   'chat.ui.signIn': 'Sign in',
   'chat.ui.rename': 'Rename',
