@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DICTIONARIES, LOCALES, translator, interpolate } from '../../src/lib/i18n';
 import zhClient from '../../src/lib/i18n/zh-cn/client';
 import enClient from '../../src/lib/i18n/en/client';
+import { describeMessage } from '../../src/lib/server/messages/inbox';
 
 describe('dictionaries', () => {
   it('every group has the same keys in every locale', () => {
@@ -68,8 +69,7 @@ describe('counts in English', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('names the latest liker once and counts the others', async () => {
-    const { describeMessage } = await import('../../src/lib/server/messages/inbox');
+  it('names the latest liker once and counts the others', () => {
     const like = (groupCount: number, summary = 'like_reply') => ({ type: 'ask_vote', groupCount, summary });
     expect(describeMessage('en', like(1))).toBe('liked your answer');
     expect(describeMessage('en', like(2, 'like_post'))).toBe('and 1 other liked your post');

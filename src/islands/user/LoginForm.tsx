@@ -54,7 +54,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
     return () => clearTimeout(timer);
   }, [countdown]);
 
-  const finish = (userInfo: { id: number; username: string; nickname: string; avatar: string; token: string; refresh_token?: string }): void => {
+  const finish = (userInfo: { id: number; username: string; nickname: string; avatar: string; token: string; refresh_token?: string; show_open_source_star_time?: number }): void => {
     rememberUser(userInfo);
     location.assign(props.redirectTo);
   };
