@@ -374,7 +374,8 @@ describe('invoices', () => {
       email: 'Please enter a correct e-mail address',
     } });
     const zh = await postJson(server.url, '/api/account/invoice', { amount: 'x', title: 'Acme', email: 'leo@example.com' }, { 'ba-user-token': leo.token });
-    expect(zh.json().data).toEqual({ fields: { amount: '请输入正确的金额，最多两位小数' } });
+    // Not a number at all: the spec's "Floating point number" (§5).
+    expect(zh.json().data).toEqual({ fields: { amount: '浮点数' } });
 
     // Two requests at once for 20.00 each out of 30.00: exactly one succeeds.
     const both = await Promise.all([1, 2].map(() => postJson(server.url, '/api/account/invoice', { amount: '20', title: 'Acme Ltd', tax_id: '91310000MA1', email: 'leo@example.com' }, auth)));

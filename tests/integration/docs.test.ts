@@ -72,6 +72,10 @@ describe('first start', () => {
     expect((await page('/md/guide/install')).headers.location).toBe('/md/guide-en/install');
     const zh = { headers: { cookie: 'ba-lang=zh-cn' } };
     expect((await raw(srv.url, '/md/guide-en/install', zh)).headers.location).toBe('/md/guide/install');
+    // A page neither translation has is a 404 for both readers, not the other book's first page.
+    expect((await page('/md/guide/nope')).status).toBe(404);
+    expect((await raw(srv.url, '/md/guide-en/nope', zh)).status).toBe(404);
+    expect((await raw(srv.url, '/md/guide/nope', zh)).status).toBe(404);
     // Each reads in its own language, with the way across through the language switch.
     const en = await page('/md/guide-en/install');
     expect(en.status).toBe(200);

@@ -180,6 +180,17 @@ describe('posts', () => {
     expect(list[0]!.comments).toHaveLength(1);
   });
 
+  it('tells the post author once when a reply also mentions them, with a plain-text summary', async () => {
+    const content = '@asker try this:\n\n```js\nconst pool = 8;\n```\n\n**Bold** and `code`.';
+    // Through the service: the API would make the helper wait out the reply interval.
+    const { id } = await createPost(rt.db, people.asker!.row.id, { title: 'Mentioned and replied to', category_id: discussion, content: 'Body', tags: [] });
+    const reply = await createReply(rt.db, people.helper!.row.id, { post_id: id, parent_id: 0, content });
+    const link = `/ask/info/${id}#reply-${reply.id}`;
+    const told = await rt.db.select().from(messages).where(and(eq(messages.recipientId, people.asker!.row.id), eq(messages.link, link)));
+    expect(told.map((m) => m.type)).toEqual(['ask_reply']);
+    expect(told[0]!.summary).toBe('@asker try this: const pool = 8; Bold and code.');
+  });
+
   it('accepting is only for questions', async () => {
     const { id } = await createPost(rt.db, people.asker!.row.id, { title: 'A discussion topic', category_id: discussion, content: 'Talk', tags: [] });
     const r = await createReply(rt.db, people.helper!.row.id, { post_id: id, parent_id: 0, content: 'An opinion' });

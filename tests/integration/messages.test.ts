@@ -258,7 +258,7 @@ describe.each(MODES)('message center on $name', ({ pg }) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.groupCount).toBe(3);
     const list = await get<{ list: { action: string; title: string }[] }>('ann', '/api/interaction/messageList?tab=like');
-    expect(list.data.list[0]).toMatchObject({ action: '3 members liked your post', title: 'Liked post' });
+    expect(list.data.list[0]).toMatchObject({ action: 'and 2 others liked your post', title: 'Liked post', sender: { nickname: 'dan' } });
     await vote(srv.runtime.db, id('dan'), 'post', postId, 1);
     expect((await likes())[0]!.groupCount).toBe(2);
     // An older vote taken back leaves the like in place.

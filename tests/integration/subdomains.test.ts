@@ -20,7 +20,11 @@ describe('subdomains (SITE_DOMAIN=example.com)', () => {
     expect(layoutOf((await get('ask.example.com', '/home')).text)).toBe('default');
     const info = await get('ask.example.com', '/info/5');
     expect(info.status).toBe(404);
-    expect(info.text).toContain('页面未找到：/ask/info/5');
+    // The path the reader typed, not the app's path behind the subdomain.
+    expect(info.text).toContain('页面未找到：/info/5');
+    expect(info.text).not.toContain('/ask/info/5');
+    expect((await get('doc.example.com', '/guide-en/nope')).text).toContain('页面未找到：/guide-en/nope');
+    expect((await get('example.com', '/ask/info/5')).text).toContain('页面未找到：/ask/info/5');
     expect((await get('ask.example.com', '/info/abc')).status).toBe(404);
     expect(layoutOf((await get('ask.example.com', '/search/x')).text)).toBe('ask');
   });

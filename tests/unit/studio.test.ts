@@ -223,3 +223,19 @@ describe('storedZip', () => {
     expect(Math.abs(fromDosDateTime(now.readUInt16LE(12), now.readUInt16LE(10)).getTime() - Date.now())).toBeLessThan(5000);
   });
 });
+
+describe('money fields', () => {
+  it('say "Floating point number" for what is not a number, and their own message for a number out of shape', async () => {
+    const { WithdrawInput, ModuleInput } = await import('../../src/lib/shared/validation/studio');
+    const { InvoiceInput } = await import('../../src/lib/shared/validation/account');
+    const first = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }, field: string) =>
+      r.error?.issues.find((i) => i.path[0] === field)?.message;
+    expect(first(WithdrawInput.safeParse({ amount: 'abc', account: 'x' }), 'amount')).toBe('validation.float');
+    expect(first(WithdrawInput.safeParse({ amount: '1.234', account: 'x' }), 'amount')).toBe('validation.amount');
+    expect(first(ModuleInput.safeParse({ price: '9,90' }), 'price')).toBe('validation.float');
+    expect(first(ModuleInput.safeParse({ price: '-1' }), 'price')).toBe('devstudio.error.price');
+    expect(first(InvoiceInput.safeParse({ amount: 'ten', title: 'Acme', email: 'a@b.co' }), 'amount')).toBe('validation.float');
+    const { translator } = await import('../../src/lib/i18n');
+    expect(translator('en', 'validation')('validation.float')).toBe('Floating point number');
+  });
+});

@@ -123,3 +123,19 @@ describe('private packages and public image URLs', () => {
     expect(keyOfPublicUrl(swift, 'http://127.0.0.1:18080/other/uploads/3/x.png')).toBeNull();
   });
 });
+
+describe('a store refusing settings that looked complete', () => {
+  it('answers "Cloud storage is not fully configured" at callback time, not a server error', async () => {
+    const { finishCloudUpload, StoreRefused } = await import('../../src/lib/server/upload/cloud-store');
+    const { AppError } = await import('../../src/lib/server/http');
+    const refused = Object.assign(new Error('PermanentRedirect: the bucket is in another region'), { $metadata: { httpStatusCode: 301 } });
+    const store = { driver: 's3', head: () => Promise.reject(refused) } as unknown as Parameters<typeof finishCloudUpload>[1];
+    const settings = { maxSize: 10 * 1024 * 1024, allowedSuffixes: 'png', allowedMimeTypes: '', saveName: '', timeZone: 'UTC' } as Parameters<typeof finishCloudUpload>[4];
+    const input = { url: '/uploads/7/20261127/a.png', name: 'a.png', size: 10, type: 'image/png', sha1: 'a'.repeat(40), topic: 'default' };
+    const failure = await finishCloudUpload(null as never, store, 7, input, settings, async () => null).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(AppError);
+    expect(failure).toBeInstanceOf(StoreRefused);
+    expect((failure as InstanceType<typeof AppError>).key).toBe('upload.notConfigured');
+    expect((failure as InstanceType<typeof StoreRefused>).reason).toBe(refused);
+  });
+});

@@ -121,7 +121,7 @@ export default function ChatApp(props: Props) {
         </div>
         <input type="search" className="input" value={q} placeholder={t('chat.ui.search')} aria-label={t('chat.ui.search')} maxLength={100} onChange={(e) => setQ(e.target.value)} />
         <nav className="chat-list">
-          {list.length === 0 && <p className="muted">{t('chat.ui.noConversations')}</p>}
+          {list.length === 0 && <p className="muted">{q.trim() ? t('chat.ui.noMatch', { q: q.trim() }) : t('chat.ui.noConversations')}</p>}
           {list.map((s) => (
             <div key={s.id} className={`chat-item${open?.id === s.id ? ' active' : ''}`}>
               {renaming?.id === s.id ? (
@@ -143,6 +143,8 @@ export default function ChatApp(props: Props) {
         </nav>
         {!props.member && <p className="muted chat-note">{t('chat.ui.visitorNote')} <a href={props.signInUrl}>{t('chat.ui.signIn')}</a></p>}
       </aside>
+      {/* Phones: the open drawer dims the page behind it, and a tap there closes it. */}
+      {menu && <div className="chat-backdrop" aria-hidden="true" onClick={() => setMenu(false)} />}
       <section className="chat-main">
         <div className="chat-topbar">
           <button type="button" className="btn chat-menu" aria-controls="chat-side" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰ {t('chat.ui.menu')}</button>

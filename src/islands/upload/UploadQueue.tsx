@@ -3,7 +3,7 @@
 import { useStore } from '@nanostores/react';
 import { useEffect, useState, type ReactElement } from 'react';
 import { $uploads, cancelUpload, clearFinished, pauseUpload, restartUpload, type UploadTaskView } from '../../lib/client/stores/upload';
-import { canCancel, canPause, canRestart } from '../../lib/shared/upload-queue';
+import { canCancel, canPause, canRestart, queueIdle } from '../../lib/shared/upload-queue';
 import { formatBytes, formatDuration, tu } from '../../lib/client/upload/messages';
 import './upload-queue.css';
 
@@ -43,7 +43,12 @@ function Row({ task }: { task: UploadTaskView }): ReactElement {
 export default function UploadQueue(): ReactElement | null {
   const tasks = useStore($uploads);
   const [primary, setPrimary] = useState(false);
-  const [open, setOpen] = useState(true);
+  // Open while something is running, failed or paused; folded to its header when idle, unless the
+  // member opened or folded it themselves (until the queue's next busy spell).
+  const idle = queueIdle(tasks.map((t) => t.state));
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  useEffect(() => { if (!idle) setChosen(null); }, [idle]);
+  const open = chosen ?? !idle;
   useEffect(() => {
     mounted++;
     setPrimary(mounted === 1);
@@ -59,16 +64,14 @@ export default function UploadQueue(): ReactElement | null {
       <header className="upq-head">
         <strong>{tu('upload.queue.title')}</strong>
         <span className="upq-total" role="status">{tu('upload.queue.total', { percent, done: finished, count: tasks.length })}</span>
-        <button type="button" className="btn upq-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>{tu(open ? 'upload.queue.collapse' : 'upload.queue.expand')}</button>
+        <button type="button" className="btn upq-toggle" aria-expanded={open} aria-controls="upq-list" onClick={() => setChosen(!open)}>{tu(open ? 'upload.queue.collapse' : 'upload.queue.expand')}</button>
       </header>
-      {open && (
-        <>
-          <ul className="upq-list">{tasks.map((t) => <Row key={t.id} task={t} />)}</ul>
-          {tasks.some((t) => t.state === 'success' || t.state === 'canceled') && (
-            <button type="button" className="btn upq-clear" onClick={clearFinished}>{tu('upload.queue.clear')}</button>
-          )}
-        </>
-      )}
+      <div id="upq-list" className="upq-body" hidden={!open}>
+        <ul className="upq-list">{tasks.map((t) => <Row key={t.id} task={t} />)}</ul>
+        {tasks.some((t) => t.state === 'success' || t.state === 'canceled') && (
+          <button type="button" className="btn upq-clear" onClick={clearFinished}>{tu('upload.queue.clear')}</button>
+        )}
+      </div>
     </section>
   );
 }

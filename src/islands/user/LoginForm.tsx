@@ -55,7 +55,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
     return () => clearTimeout(timer);
   }, [countdown]);
 
-  const finish = (userInfo: { id: number; username: string; nickname: string; avatar: string; token: string; refresh_token?: string }): void => {
+  const finish = (userInfo: { id: number; username: string; nickname: string; avatar: string; token: string; refresh_token?: string; show_open_source_star_time?: number }): void => {
     rememberUser(userInfo);
     location.assign(props.redirectTo);
   };
@@ -150,7 +150,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   const passwordField = field('password', t(retrieve ? 'user.password.new' : 'user.login.password'), <input name="password" type="password" autoComplete="new-password" value={reg.password} {...described('password')} onChange={(e) => setReg({ ...reg, password: e.target.value })} />);
   return (
     <div className="login-form">
-      <h1 className="page-title">{t(retrieve ? 'user.login.retrieveTitle' : 'user.login.title')}</h1>
+      <h1 className="page-title">{t(retrieve ? 'user.login.retrieveTitle' : tab === 'register' ? 'user.login.registerTitle' : 'user.login.title')}</h1>
       <p className="muted">{t(retrieve ? 'user.login.retrieveLead' : 'user.login.lead')}</p>
       <div className="tabs" role="tablist">
         {(tab === 'retrieve' ? (['login', 'retrieve'] as const) : (['login', 'register'] as const)).map((name) => (

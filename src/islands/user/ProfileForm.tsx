@@ -4,7 +4,8 @@ import { request } from '../../lib/client/api';
 import { enqueueUpload } from '../../lib/client/stores/upload';
 import UploadQueue from '../upload/UploadQueue';
 import { ProfileInput } from '../../lib/shared/validation/account';
-import { $user } from '../../lib/client/stores/user';
+import { updateUser } from '../../lib/client/stores/user';
+import '../../lib/client/header-user';
 import { translate, useForm, zodFields, type Messages } from './form-helpers';
 
 export interface ProfileValues {
@@ -35,8 +36,7 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
     setErrors({});
     await run(async () => {
       await request('/api/account/profile', { data: values, showSuccessMessage: true });
-      const stored = $user.get();
-      if (stored.id) $user.set({ ...stored, nickname: values.nickname, username: values.username });
+      updateUser({ nickname: values.nickname, username: values.username, avatar: values.avatar });
     });
   };
 

@@ -70,7 +70,8 @@ async function onSubmit(event: SubmitEvent): Promise<void> {
     if (err instanceof ApiError) {
       const fields = (err.data as { fields?: Record<string, string> } | null)?.fields;
       if (fields) showErrors(form, fields);
-      if (status) status.textContent = err.message;
+      // The envelope's message is the first field error, already shown beside its field: say it once.
+      if (status && !(fields && Object.values(fields).includes(err.message))) status.textContent = err.message;
     } else if (status) status.textContent = String(err);
   } finally {
     buttons.forEach((b) => { b.disabled = false; });

@@ -3,8 +3,10 @@
 export const USER_INFO_KEY = 'userInfo-v5';
 export const TOKEN_KEY = 'ba-user-token';
 
+/** The spec's persisted subset (§3): id, show_open_source_star_time, username, nickname, avatar, tokens. */
 export interface StoredUser {
   id?: number;
+  show_open_source_star_time?: number;
   username?: string;
   nickname?: string;
   avatar?: string;

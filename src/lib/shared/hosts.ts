@@ -61,6 +61,11 @@ function publicPathIn(area: Area, appPath: string): string {
   return rest === '' ? '/' : rest.startsWith('?') ? `/${rest}` : rest;
 }
 
+/** The path a reader on this host typed for an app path (`/ask/nope` on ask. → `/nope`). */
+export function publicPathFor(appPath: string, ctx: HostContext): string {
+  return !ctx.siteDomain || ctx.area === 'main' ? appPath : publicPathIn(ctx.area, appPath);
+}
+
 /**
  * The href for an app path as seen from the current host. On the main site (or without
  * SITE_DOMAIN) links stay as they are; on a subdomain, paths of the same area lose their

@@ -25,6 +25,8 @@ export const QUEUE = {
   partRetries: 2,
   maxParts: 10_000,
   progressInterval: 1000,
+  /** Milliseconds a finished (uploaded or canceled) file stays listed before the queue drops it. */
+  finishedLinger: 12_000,
   queueSize: 10_000,
   /** Upload ids kept for resume: at most 50, for 30 days. */
   cachedUploads: 50,
@@ -188,4 +190,9 @@ export function clockOffset(serverDate: string | number | null, localNow: number
 /** Whether a store's error reply means the signature time is off (the call is retried once after correcting). */
 export function isClockSkewError(code: string, message: string): boolean {
   return code === 'RequestTimeTooSkewed' || (code === 'AccessDenied' && /request has expired/i.test(message));
+}
+
+/** Nothing left to watch or act on: every task uploaded or canceled (the panel folds to its header). */
+export function queueIdle(states: readonly TaskState[]): boolean {
+  return states.every((s) => s === 'success' || s === 'canceled');
 }

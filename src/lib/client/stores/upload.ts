@@ -91,8 +91,16 @@ function move(t: Task, event: TaskEvent): boolean {
   if (!to) return false;
   t.state = to;
   if (to !== 'uploading') { t.speed = 0; t.remaining = null; }
+  if (to === 'success' || to === 'canceled') setTimeout(() => dropFinished(t), QUEUE.finishedLinger);
   emitNow();
   return true;
+}
+
+/** A finished task leaves the list by itself a while later (unless "Clear finished" took it already). */
+function dropFinished(t: Task): void {
+  if (tasks.get(t.id) !== t) return;
+  tasks.delete(t.id);
+  emitNow();
 }
 
 function onProgress(t: Task, loaded: number): void {

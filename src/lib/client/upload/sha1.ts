@@ -1,5 +1,6 @@
 // Runs the sha1 worker for one file; aborting ends the worker at once.
 import { QUEUE } from '../../shared/upload-queue';
+import { tu } from './messages';
 
 let nextId = 1;
 
@@ -16,7 +17,8 @@ export function hashFile(file: Blob, onProgress: (done: number) => void, signal:
       if (e.data.id !== id) return;
       if (e.data.type === 'progress') onProgress(e.data.done ?? 0);
       else if (e.data.type === 'done') { end(); resolve(e.data.sha1!); }
-      else { end(); reject(new Error(e.data.message || 'sha1 failed')); }
+      // The browser's own words are English whatever the page's language: the spec's message instead (§8).
+      else { end(); reject(new Error(tu('upload.error.read'))); }
     };
     worker.onerror = (e) => { end(); reject(new Error(e.message || 'sha1 worker failed')); };
     worker.postMessage({ id, file, chunk: QUEUE.hashChunk, read: QUEUE.hashRead });

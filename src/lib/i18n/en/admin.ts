@@ -187,7 +187,7 @@ export default {
   'admin.books.visibility': 'Visibility',
   'admin.books.public': 'Public',
   'admin.books.members': 'Members only',
-  'admin.books.pages': '{count} pages',
+  'admin.books.pages': '{count} {count|page|pages}',
   'admin.books.editors': 'Editors',
   'admin.books.addEditor': 'Add an editor (account)',
   'admin.books.ownerAccount': 'Owner account (empty: unchanged)',

@@ -58,7 +58,7 @@ export default {
   'developer.review.by': 'Developer: {name}',
   'developer.review.price': 'Price',
   'developer.review.free': 'Free',
-  'developer.review.pricePoints': '{points} points',
+  'developer.review.pricePoints': '{points} {points|point|points}',
   'developer.review.version': 'Version',
   'developer.review.changelog': 'Changelog',
   'developer.review.package': 'Package',

@@ -25,6 +25,7 @@ export default {
   'md.pages': 'Pages: {count}',
   'md.membersOnly': 'Members only',
   'md.edit': 'Edit this page',
+  'md.writeFirst': 'Write the first page',
   'md.lastUpdated': 'Last updated {time} by {name}',
   'md.prev': 'Previous',
   'md.next': 'Next',

@@ -20,7 +20,7 @@ export default {
   'modules.list.titleTag': 'Modules tagged “{tag}”',
   'modules.list.titleSearch': 'Results for “{q}”',
   'modules.list.page': 'Page {page}',
-  'modules.list.description': 'Browse {count} modules in the module market: search, filter by category and tag, free and paid.',
+  'modules.list.description': 'Browse {count} {count|module|modules} in the module market: search, filter by category and tag, free and paid.',
   'modules.list.results': '{count} {count|module|modules}',
   'modules.list.label': 'Modules',
   'modules.filter.categories': 'Categories',

@@ -28,6 +28,7 @@ export default {
   'chat.ui.search': '搜索对话',
   'chat.ui.conversations': '对话记录',
   'chat.ui.noConversations': '还没有对话',
+  'chat.ui.noMatch': '没有与“{q}”匹配的对话',
   'chat.ui.visitorNote': '未登录时，对话只保存在这个浏览器里。',
   'chat.ui.signIn': '登录',
   'chat.ui.rename': '重命名',

@@ -22,6 +22,7 @@ export default {
   'md.pages': '{count} 页',
   'md.membersOnly': '仅会员',
   'md.edit': '编辑此页',
+  'md.writeFirst': '撰写第一页',
   'md.lastUpdated': '最后更新 {time}，{name}',
   'md.prev': '上一页',
   'md.next': '下一页',

@@ -5,7 +5,7 @@ import { askCategory, askPost, askPostTag, askTag, config, user } from '../db/sc
 import { AppError } from '../http';
 import { adjustScore } from '../account/ledger';
 import { displayNameSql as displayName } from '../account/users';
-import { notify } from '../messages/notify';
+import { notify, type Notice } from '../messages/notify';
 import { searchVector } from '../search/text';
 import type { Locale } from '../../i18n';
 import type { ListInput, PostInput } from '../../shared/validation/ask';
@@ -58,12 +58,17 @@ export async function scoreSetting(db: Db | Tx, name: string, fallback: number):
   return Number.isFinite(value) ? Math.max(0, Math.floor(value)) : fallback;
 }
 
+/** The notices for the members named with `@` who exist (`notify()` skips the author). */
+export async function mentionNotices(tx: Db | Tx, body: string, senderId: number, title: string, link: string): Promise<Notice[]> {
+  const names = mentionsIn(body);
+  if (!names.length) return [];
+  const rows = await tx.select({ id: user.id }).from(user).where(inArray(sql`lower(${user.username})`, names));
+  return rows.map((r) => ({ type: 'ask_mention' as const, senderId, recipientId: r.id, title, link }));
+}
+
 /** Tells the members named with `@` (who exist and are not the author). */
 export async function notifyMentions(tx: Db | Tx, body: string, senderId: number, title: string, link: string): Promise<void> {
-  const names = mentionsIn(body);
-  if (!names.length) return;
-  const rows = await tx.select({ id: user.id }).from(user).where(inArray(sql`lower(${user.username})`, names));
-  await notify(tx, rows.map((r) => ({ type: 'ask_mention' as const, senderId, recipientId: r.id, title, link })));
+  await notify(tx, await mentionNotices(tx, body, senderId, title, link));
 }
 
 /**

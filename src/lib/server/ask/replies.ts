@@ -8,7 +8,8 @@ import { displayNameSql as displayName } from '../account/users';
 import { notify, type Notice } from '../messages/notify';
 import type { ReplyInput } from '../../shared/validation/ask';
 import { mentionedMembers, renderBody } from './render';
-import { notifyMentions, refreshHot, scoreSetting, type Author } from './posts';
+import { mentionNotices, refreshHot, scoreSetting, type Author } from './posts';
+import { plainText } from '../search/text';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -38,17 +39,19 @@ export async function createReply(db: Db, authorId: number, input: z.output<type
       return { id: existing.id, created: false };
     }
     const link = `/ask/info/${post.id}#reply-${parent?.id ?? row.id}`;
+    // A summary is shown as text (message list, mail): the reply's words, not its markdown.
+    const summary = plainText(input.content).slice(0, 200);
     const notices: Notice[] = [];
     if (parent) {
       await tx.update(askReply).set({ commentCount: sql`${askReply.commentCount} + 1` }).where(eq(askReply.id, parent.id));
-      notices.push({ type: 'ask_comment', senderId: authorId, recipientId: parent.userId, title: post.title, summary: input.content.slice(0, 200), link });
+      notices.push({ type: 'ask_comment', senderId: authorId, recipientId: parent.userId, title: post.title, summary, link });
     } else {
       await tx.update(askPost).set({ replyCount: sql`${askPost.replyCount} + 1`, lastActivityTime: t, lastReplyUserId: authorId }).where(eq(askPost.id, post.id));
       await refreshHot(tx, post.id);
-      notices.push({ type: 'ask_reply', senderId: authorId, recipientId: post.userId, title: post.title, summary: input.content.slice(0, 200), link });
+      notices.push({ type: 'ask_reply', senderId: authorId, recipientId: post.userId, title: post.title, summary, link });
     }
-    await notify(tx, notices);
-    await notifyMentions(tx, input.content, authorId, post.title, link);
+    // One call: a member both replied to and mentioned is told once, by the reply.
+    await notify(tx, [...notices, ...await mentionNotices(tx, input.content, authorId, post.title, link)]);
     return { id: row.id, created: true };
   });
 }

@@ -28,11 +28,17 @@ function tabWhere(tab: MessageTab): SQL | undefined {
   return tab === 'all' ? undefined : inArray(messages.type, [...TAB_TYPES[tab]]);
 }
 
-/** What a message says happened, in the reader's language. */
-export function describeMessage(locale: Locale, row: { type: string; groupCount: number; summary: string }): string {
+/**
+ * What a message says happened, in the reader's language. The sender's name is shown before it
+ * (`named`), so a like names the latest voter once and counts the others ("Alice and 2 others
+ * liked your post"); without a name it counts everyone ("1 member liked your post").
+ */
+export function describeMessage(locale: Locale, row: { type: string; groupCount: number; summary: string }, named = true): string {
   if (row.type === 'ask_vote') {
-    const key = row.summary === 'like_post' ? 'messages.like.post' : 'messages.like.reply';
-    return translateAny(locale, key, { count: row.groupCount });
+    const base = row.summary === 'like_post' ? 'messages.like.post' : 'messages.like.reply';
+    const count = Math.max(1, row.groupCount);
+    if (!named) return translateAny(locale, base, { count });
+    return count === 1 ? translateAny(locale, `${base}By`) : translateAny(locale, `${base}ByMany`, { count, others: count - 1 });
   }
   const key = `messages.type.${row.type}`;
   const text = translateAny(locale, key);
@@ -68,7 +74,7 @@ export async function listMessages(db: Db, userId: number, locale: Locale, input
       type: m.type,
       tab: tabOfType(m.type),
       sender: m.senderId ? { id: m.senderId, nickname: nickname || username || '', avatar: avatar ?? '' } : null,
-      action: describeMessage(locale, m),
+      action: describeMessage(locale, m, Boolean(m.senderId && (nickname || username))),
       title: m.type === 'private' ? '' : translateAny(locale, m.title),
       summary: m.type === 'ask_vote' ? '' : m.summary,
       link: m.link,

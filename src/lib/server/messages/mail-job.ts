@@ -123,9 +123,10 @@ function composeMail(runtime: Runtime, locale: Locale, person: { id: number; ema
   const t = (key: string, values?: Record<string, string | number>): string => translateAny(locale, key, values);
   const origin = siteOrigin(runtime);
   const lines = rows.map((r) => {
-    const who = r.senderId ? `${senderName.get(r.senderId) ?? ''} ` : '';
+    const name = r.senderId ? senderName.get(r.senderId) ?? '' : '';
+    const who = name ? `${name} ` : '';
     const body = r.type === 'private' ? `\n  ${r.content.slice(0, 500)}` : r.summary && r.type !== 'ask_vote' ? `\n  ${r.summary}` : '';
-    return `• ${who}${describeMessage(locale, r)}: ${translateAny(locale, r.title)}${body}\n  ${origin}${r.link}`;
+    return `• ${who}${describeMessage(locale, r, Boolean(name))}: ${translateAny(locale, r.title)}${body}\n  ${origin}${r.link}`;
   });
   const kinds = [...new Set(rows.map((r) => tabOfType(r.type)))];
   const unsubscribe = kinds.map((k) => `${t(`messages.tab.${k}`)}: ${origin}/messages/unsubscribe?u=${person.id}&k=${k}&s=${unsubscribeSignature(runtime.tokenSecret, person.id, k)}`);

@@ -44,6 +44,13 @@ export interface UploadSettings extends UploadRules {
 
 type AttachmentRow = typeof attachment.$inferSelect;
 
+/** The object store failed a call its settings should allow: answered "not fully configured". */
+export class StoreRefused extends AppError {
+  constructor(readonly reason: unknown) {
+    super('upload.notConfigured');
+  }
+}
+
 /** The record a finished upload answers with: the same shape as a local upload's `data.file`. */
 export function cloudFileReply(row: AttachmentRow, store: Pick<ObjectStore, 'publicUrl'>) {
   const key = row.url.replace(/^\/+/, '');
@@ -187,7 +194,9 @@ export async function finishCloudUpload(db: Db, store: ObjectStore, userId: numb
   ownKey(userId, key, storage === 'private' ? 'private' : 'uploads');
   const problem = checkUpload({ name: input.name, size: input.size, mimetype: input.type }, settings);
   if (problem) throw new AppError(problem);
-  const head = await store.head(key);
+  // Settings that looked complete but the store refuses them (wrong region, endpoint, key): the
+  // member hears the store is not set up, the operator finds the store's own words in the log.
+  const head = await store.head(key).catch((err: unknown) => { throw new StoreRefused(err); });
   if (!head) throw new AppError('upload.objectMissing');
   if (head.size !== input.size) throw new AppError('upload.sizeMismatch');
   if (head.sha1 && head.sha1 !== input.sha1) throw new AppError('upload.sha1Mismatch');

@@ -95,7 +95,8 @@ export const ChangeBindInput = z.object({
 
 export const InvoiceInput = z.object({
   /** Decimal string or number of yuan, e.g. "12.50". */
-  amount: z.union([z.string(), z.number()]).transform((v) => String(v).trim()).pipe(z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, { error: 'validation.amount' })),
+  amount: z.union([z.string(), z.number()]).transform((v) => String(v).trim())
+    .pipe(z.string().regex(/^[+-]?(\d+(\.\d*)?|\.\d+)$/, { error: 'validation.float' }).regex(/^\d{1,9}(\.\d{1,2})?$/, { error: 'validation.amount' })),
   title: z.string({ error: 'validation.required' }).trim().min(2, { error: 'validation.invoiceTitle' }).max(120, { error: 'validation.invoiceTitle' }),
   tax_id: z.string().trim().max(30).regex(/^[0-9A-Z]{0,30}$/, { error: 'validation.taxId' }).optional(),
   email,

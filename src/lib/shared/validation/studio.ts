@@ -32,7 +32,10 @@ export function splitTags(text: string): string[] {
 }
 
 const id = z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }).max(INT_MAX);
-const yuan = (key: string) => z.union([z.string(), z.number()], { error: key }).transform((v) => String(v).trim()).pipe(z.string().regex(YUAN, { error: key }));
+/** Not a number at all: the spec's "Floating point number" (§5); a number out of shape: `key`. */
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+export const yuan = (key: string) => z.union([z.string(), z.number()], { error: key }).transform((v) => String(v).trim())
+  .pipe(z.string().regex(NUMBER, { error: 'validation.float' }).regex(YUAN, { error: key }));
 /**
  * An image the developer uploaded (the service checks the attachment): `/storage/…` in local mode,
  * the store's public URL of an `uploads/<id>/…` object in a cloud mode.

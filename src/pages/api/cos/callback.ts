@@ -1,8 +1,9 @@
+import type { APIContext } from 'astro';
 import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, probeImage, uploadLimit } from '../../../lib/server/upload/cloud-api';
-import { cloudFileReply, finishCloudUpload } from '../../../lib/server/upload/cloud-store';
+import { cloudFileReply, finishCloudUpload, StoreRefused } from '../../../lib/server/upload/cloud-store';
 import { checkPackage, checkStoredZip, PACKAGE_TOPIC } from '../../../lib/server/upload/cloud-packages';
 import { requireDeveloper } from '../../../lib/server/market/studio';
 import { CallbackInput } from '../../../lib/shared/validation/upload';
@@ -13,7 +14,12 @@ import { translateAny, translator } from '../../../lib/i18n';
  * store shows the object under this member's prefix with the declared size; same reply as local uploads.
  * A module package (topic `package`) must lie in the member's private prefix and be a zip archive.
  */
-export const POST = api(async (ctx) => {
+export const POST = api((ctx) => recordUpload(ctx).catch((err: unknown) => {
+  if (err instanceof StoreRefused) ctx.locals.runtime.log.error('cloud store refused the upload callback', { error: err.reason instanceof Error ? err.reason.message : String(err.reason) });
+  throw err;
+}));
+
+async function recordUpload(ctx: APIContext): Promise<Response> {
   const member = requireUser(ctx);
   const input = await readInput(ctx, CallbackInput);
   const limited = await uploadLimit(ctx, member.id, 'sign');
@@ -29,7 +35,7 @@ export const POST = api(async (ctx) => {
   }
   const row = await finishCloudUpload(runtime.db, store, member.id, input, rules, probeImage);
   return ok({ file: cloudFileReply(row, store) }, translator(apiLocale, 'upload')('upload.success'));
-});
+}
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({

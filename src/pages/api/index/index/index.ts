@@ -13,7 +13,8 @@ export const IndexInput = z.object({ requiredLogin: z.enum(['0', '1']).default('
 /** Site data, rules and menus the client initialises from (reference §1a). */
 export const GET = api(async (ctx) => {
   const { requiredLogin } = await readInput(ctx, IndexInput);
-  const { runtime, locale, host, session } = ctx.locals;
+  // The data speaks the language its `msg` does: the `think-lang` header first, then the page's.
+  const { runtime, apiLocale: locale, host, session } = ctx.locals;
   const user = session?.row;
   if (requiredLogin === '1' && !user) {
     if (ctx.locals.tokenExpired) throw tokenExpired();
