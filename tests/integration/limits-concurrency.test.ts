@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, eq, ne, sql } from 'drizzle-orm';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, type UserRow } from '../../src/lib/server/account/users';
 import { adjustMoney } from '../../src/lib/server/account/ledger';
@@ -15,6 +16,7 @@ import { installModule, isInstalled } from '../../src/lib/server/modules/install
 import { createPost } from '../../src/lib/server/ask/posts';
 import { createReply } from '../../src/lib/server/ask/replies';
 import type { Runtime } from '../../src/lib/server/runtime';
+import { createMemoryLimiter, createRedisLimiter, type RateLimiter } from '../../src/lib/server/rate-limit';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs, solvedCaptcha } from '../helpers/members';
 import { png } from '../helpers/files';
@@ -263,5 +265,22 @@ describe.skipIf(!DB || !REDIS)('limits under parallel requests on PostgreSQL + R
       try { return readdirSync(join(a.dataDir, 'outbox')).filter((f) => readFileSync(join(a.dataDir, 'outbox', f), 'utf8').includes('forgetful@example.test')); } catch { return []; }
     };
     await oneCodeAMinute([a.url, b.url], a.runtime, 'forgetful@example.test', outbox);
+  });
+});
+
+describe('byte budgets in the rate limiter (the daily upload quota holds uploads started today there)', () => {
+  async function countsBytes(limiter: RateLimiter): Promise<void> {
+    const key = `bytes-${Date.now().toString(36)}`;
+    const results = await Promise.all(Array.from({ length: 8 }, () => limiter.hit(key, 6000, 60, 2000)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(3);
+    expect(await limiter.count(key)).toBe(16_000);
+  }
+  it('adds amounts in memory', async () => {
+    const limiter = createMemoryLimiter();
+    try { await countsBytes(limiter); } finally { await limiter.close(); }
+  });
+  it.skipIf(!REDIS)('adds amounts in Redis', async () => {
+    const redis = new Redis(REDIS!);
+    try { await countsBytes(createRedisLimiter(redis, `bb${Date.now().toString(36)}:`)); } finally { redis.disconnect(); }
   });
 });
