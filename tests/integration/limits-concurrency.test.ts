@@ -85,7 +85,7 @@ async function firstDayConversations(urls: string[], rt: Runtime, newbie: Member
 
 /** 6 code requests at once for one address (each with its own solved captcha), over `urls` in turn: one code. */
 async function oneCodeAMinute(urls: string[], rt: Runtime, address: string, outbox: () => string[]): Promise<void> {
-  const captchas = [];
+  const captchas: Awaited<ReturnType<typeof solvedCaptcha>>[] = [];
   for (let i = 0; i < 6; i++) captchas.push(await solvedCaptcha(urls[0]!, rt));
   const before = outbox().length;
   const replies = await burst(6, (i, lang) => postJson(urls[i % urls.length]!, '/api/ems/send', { email: address, event: 'user_retrieve_pwd', ...captchas[i]! }, { 'think-lang': lang }));
@@ -151,7 +151,7 @@ describe('limits under parallel requests on PGlite', () => {
 
   it('files exactly 20 of 25 reports sent at once on 25 posts (20 reports a day)', async () => {
     const asker = await quiet(rt, 'asker');
-    const posts = [];
+    const posts: number[] = [];
     for (let i = 0; i < 25; i++) posts.push((await createPost(rt.db, asker.id, { title: `Reported post ${i}`, category_id: category, content: 'text', tags: [] })).id);
     const reporter = await member(srv, 'reporter');
     const replies = await burst(25, (i, lang) => postJson(srv.url, '/api/ask/report', { type: 'post', id: posts[i], reason: `spam ${i}` }, headers(reporter, lang)));
@@ -184,7 +184,7 @@ describe('limits under parallel requests on PGlite', () => {
     const payer = await member(srv, 'payer');
     await adjustMoney(rt.db, payer.row.id, 10_000, 'top-up');
     await adjustMoney(rt.db, payer.row.id, -10_000, 'bought modules');
-    const replies = await burst(10, (i, lang) => postJson(srv.url, '/api/account/invoice', { amount: '20', title: 'Acme Ltd', tax_id: '91310000MA1', email: 'payer@example.com' }, headers(payer, lang)));
+    const replies = await burst(10, (_, lang) => postJson(srv.url, '/api/account/invoice', { amount: '20', title: 'Acme Ltd', tax_id: '91310000MA1', email: 'payer@example.com' }, headers(payer, lang)));
     expectSplit(replies, 5, { en: /^The amount exceeds what can be invoiced: at most /, 'zh-cn': /^可开票金额不足：最多 / });
     expect(await rt.db.select().from(invoice).where(eq(invoice.userId, payer.row.id))).toHaveLength(5);
   });
