@@ -159,6 +159,31 @@ describe('s3 driver: the rules of local uploads, before any byte moves', () => {
     }
   });
 
+  it('charges the daily quota when an upload starts: 3 of 8 files prepared at once fit, and a file started again is charged once', async () => {
+    await createUser(server.runtime.db, { username: 'carol', password: 'secret123' });
+    const { token } = await loginAs(server.url, server.runtime, 'carol', 'secret123');
+    const prepare = async (i: number, lang: string): Promise<Envelope> => {
+      const res = await fetch(`${server.url}/api/upload/prepare`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'ba-user-token': token, 'think-lang': lang },
+        body: JSON.stringify(meta({ size: 2000, sha1: i.toString(16).padStart(40, '0') })),
+      });
+      return (await res.json()) as Envelope;
+    };
+    await server.runtime.site.set('upload_daily_quota', '6000');
+    try {
+      const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => prepare(i, i % 2 ? 'zh-cn' : 'en')));
+      expect(replies.filter((r) => r.code === 1), JSON.stringify(replies.map((r) => r.msg))).toHaveLength(3);
+      replies.forEach((r, i) => {
+        if (r.code !== 1) expect(r.msg).toBe(i % 2 ? '今日上传已达上限，请明天再试' : "You reached today's upload quota; please try again tomorrow");
+      });
+      // Nothing is stored yet, and still a ninth file does not fit; a file already started may start again (a resume).
+      expect((await prepare(100, 'en')).msg).toBe("You reached today's upload quota; please try again tomorrow");
+      expect((await prepare(replies.findIndex((r) => r.code === 1), 'en')).code).toBe(1);
+    } finally {
+      await server.runtime.site.set('upload_daily_quota', '0');
+    }
+  });
+
   it('is refused with the code and message of a numeric upload_params error', async () => {
     const params = await server.runtime.site.get('upload_params');
     await server.runtime.site.set('upload_params', JSON.stringify({ ...JSON.parse(params), error: 7, message: 'Uploads paused' }));

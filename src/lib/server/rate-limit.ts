@@ -9,7 +9,8 @@ export interface RateResult {
 
 /** Fixed-window counters: in memory for one process, in Redis when instances share the limit. */
 export interface RateLimiter {
-  hit(key: string, limit: number, windowSeconds: number): Promise<RateResult>;
+  /** Counts `amount` (1 by default: one request; bytes for a byte budget) and says whether the window stays within `limit`. */
+  hit(key: string, limit: number, windowSeconds: number, amount?: number): Promise<RateResult>;
   /** Hits so far in the current window (0 when none). */
   count(key: string): Promise<number>;
   reset(key: string): Promise<void>;
@@ -24,14 +25,14 @@ export function createMemoryLimiter(): RateLimiter {
   }, 60_000);
   sweep.unref();
   return {
-    async hit(key, limit, windowSeconds) {
+    async hit(key, limit, windowSeconds, amount = 1) {
       const now = Date.now();
       let w = windows.get(key);
       if (!w || w.resetAt <= now) {
         w = { count: 0, resetAt: now + windowSeconds * 1000 };
         windows.set(key, w);
       }
-      w.count++;
+      w.count += amount;
       return { allowed: w.count <= limit, remaining: Math.max(0, limit - w.count), retryAfter: Math.ceil((w.resetAt - now) / 1000) };
     },
     async count(key) {
@@ -45,9 +46,9 @@ export function createMemoryLimiter(): RateLimiter {
 
 export function createRedisLimiter(redis: Redis, prefix = 'atrium:'): RateLimiter {
   return {
-    async hit(key, limit, windowSeconds) {
+    async hit(key, limit, windowSeconds, amount = 1) {
       const k = `${prefix}rl:${key}`;
-      const [[, count], [, ttl]] = (await redis.multi().incr(k).pttl(k).exec()) as [[null, number], [null, number]];
+      const [[, count], [, ttl]] = (await redis.multi().incrby(k, amount).pttl(k).exec()) as [[null, number], [null, number]];
       if (ttl < 0) await redis.pexpire(k, windowSeconds * 1000);
       const left = ttl < 0 ? windowSeconds * 1000 : ttl;
       return { allowed: count <= limit, remaining: Math.max(0, limit - count), retryAfter: Math.ceil(left / 1000) };

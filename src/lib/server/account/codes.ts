@@ -50,15 +50,22 @@ export async function sendCode(rt: Runtime, input: SendCode): Promise<void> {
   if (!perIp.allowed || !perTo.allowed) throw new AppError('account.codeTooFrequent', { values: { seconds: Math.max(perIp.retryAfter, perTo.retryAfter) } });
 
   const key = keyOf(field, input.to, input.event);
-  const [existing] = await rt.db.select().from(captcha).where(eq(captcha.key, key));
-  if (existing && existing.createTime > now() - RESEND && existing.expireTime > now()) {
-    throw new AppError('account.codeTooFrequent', { values: { seconds: existing.createTime + RESEND - now() } });
-  }
   await rt.db.delete(captcha).where(lt(captcha.expireTime, now()));
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const t = now();
-  await rt.db.insert(captcha).values({ key, code: hashCode(rt.tokenSecret, code), createTime: t, expireTime: t + CODE_TTL })
-    .onConflictDoUpdate({ target: captcha.key, set: { code: hashCode(rt.tokenSecret, code), attempts: 0, createTime: t, expireTime: t + CODE_TTL } });
+  // One statement decides and writes: a code younger than RESEND seconds (and still valid) is not
+  // replaced, so of many requests at once, on any instance, exactly one gets a code to send.
+  const [fresh] = await rt.db.insert(captcha).values({ key, code: hashCode(rt.tokenSecret, code), createTime: t, expireTime: t + CODE_TTL })
+    .onConflictDoUpdate({
+      target: captcha.key,
+      set: { code: hashCode(rt.tokenSecret, code), attempts: 0, createTime: t, expireTime: t + CODE_TTL },
+      setWhere: or(lte(captcha.createTime, t - RESEND), lte(captcha.expireTime, t)),
+    })
+    .returning({ key: captcha.key });
+  if (!fresh) {
+    const [existing] = await rt.db.select({ createTime: captcha.createTime }).from(captcha).where(eq(captcha.key, key));
+    throw new AppError('account.codeTooFrequent', { values: { seconds: Math.max(1, (existing?.createTime ?? t) + RESEND - now()) } });
+  }
 
   const site = await rt.site.get('site_name', 'Atrium');
   const eventName = translateAny(input.locale, `account.event.${input.event}`);

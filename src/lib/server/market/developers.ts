@@ -3,6 +3,7 @@ import type { Locale } from '../../i18n';
 import type { Db } from '../db/client';
 import { developer, module, user } from '../db/schema';
 import { AppError } from '../http';
+import { serialised } from '../db/serialise';
 import { notify } from '../messages/notify';
 import { displayNameSql } from '../account/users';
 import { areaName, cities } from '../area/area';
@@ -36,8 +37,7 @@ export async function applyDeveloper(db: Db, userId: number, input: DeveloperApp
   const t = now();
   // One identity, one developer: an ID number on another member's pending or approved application
   // is refused. The transaction lock on the number makes two accounts applying at once take turns.
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`developer-id:${input.id_number}`}))`);
+  return serialised(db, 'developer-id', input.id_number, async (tx) => {
     const [other] = await tx.select({ userId: developer.userId }).from(developer)
       .where(and(eq(developer.idNumber, input.id_number), ne(developer.userId, userId), ne(developer.status, 'rejected'))).limit(1);
     if (other) throw new AppError('developer.apply.idNumberTaken', { fieldKeys: { id_number: 'developer.apply.idNumberTaken' } });

@@ -3,6 +3,7 @@ import { and, count, countDistinct, desc, eq, gt, inArray, lt, notInArray, or, s
 import type { Db } from '../db/client';
 import { askPost, askReply, messages, user, userBlock } from '../db/schema';
 import { AppError } from '../http';
+import { serialised, type Tx } from '../db/serialise';
 import { recordEvents } from './live';
 import { blockedBy, liveMessage } from './notify';
 
@@ -34,27 +35,17 @@ async function activeMember(db: Db, id: number): Promise<typeof user.$inferSelec
 
 /**
  * Sends a private message. Refused to yourself, to unknown or disabled members and to members
- * who blocked the sender; in their first day members may start only a few conversations.
- * (The hourly limit is the caller's: it lives in the rate limiter.)
+ * who blocked the sender; in their first day members may start only a few conversations, counted
+ * and written in one transaction that a new member's sends take in turn (parallel first messages
+ * to many members cannot all pass the count). The hourly limit is the caller's: the rate limiter
+ * counts it before this runs.
  */
 export async function sendPrivate(db: Db, sender: { id: number; joinTime: number }, recipientId: number, content: string): Promise<DialogMessage> {
   if (sender.id === recipientId) throw new AppError('messages.self');
   const recipient = await activeMember(db, recipientId);
   if (!recipient) throw new AppError('messages.unavailable');
   if ((await blockedBy(db, sender.id, [recipientId])).size) throw new AppError('messages.blockedYou');
-  if (now() - sender.joinTime < NEW_MEMBER_SECONDS) {
-    const [prior] = await db.select({ n: count() }).from(messages).where(pair(sender.id, recipientId));
-    if (!prior?.n) {
-      // Conversations this member started today: people they wrote to who never wrote to them.
-      const wroteBack = db.select({ id: messages.senderId }).from(messages).where(and(eq(messages.type, 'private'), eq(messages.recipientId, sender.id)));
-      const [started] = await db.select({ n: countDistinct(messages.recipientId) }).from(messages).where(and(
-        eq(messages.type, 'private'), eq(messages.senderId, sender.id), gt(messages.createTime, now() - NEW_MEMBER_SECONDS),
-        notInArray(messages.recipientId, wroteBack),
-      ));
-      if ((started?.n ?? 0) >= NEW_MEMBER_CONVERSATIONS) throw new AppError('messages.newMemberLimit', { values: { count: NEW_MEMBER_CONVERSATIONS } });
-    }
-  }
-  return db.transaction(async (tx) => {
+  const write = async (tx: Tx): Promise<DialogMessage> => {
     const [row] = await tx.insert(messages).values({
       type: 'private', senderId: sender.id, recipientId, title: 'messages.private.title',
       summary: content.slice(0, 300), content, link: `/user/messageCenter?tab=private&user=${sender.id}`, createTime: now(),
@@ -63,6 +54,20 @@ export async function sendPrivate(db: Db, sender: { id: number; joinTime: number
     // The recipient's pages, and the sender's other tabs (the conversation is open there too).
     await recordEvents(tx, [{ userId: recipientId, kind: 'message', data }, { userId: sender.id, kind: 'sent', data }]);
     return toDialog(row!);
+  };
+  if (now() - sender.joinTime >= NEW_MEMBER_SECONDS) return db.transaction(write);
+  return serialised(db, 'messages:first-day', sender.id, async (tx) => {
+    const [prior] = await tx.select({ n: count() }).from(messages).where(pair(sender.id, recipientId));
+    if (!prior?.n) {
+      // Conversations this member started today: people they wrote to who never wrote to them.
+      const wroteBack = tx.select({ id: messages.senderId }).from(messages).where(and(eq(messages.type, 'private'), eq(messages.recipientId, sender.id)));
+      const [started] = await tx.select({ n: countDistinct(messages.recipientId) }).from(messages).where(and(
+        eq(messages.type, 'private'), eq(messages.senderId, sender.id), gt(messages.createTime, now() - NEW_MEMBER_SECONDS),
+        notInArray(messages.recipientId, wroteBack),
+      ));
+      if ((started?.n ?? 0) >= NEW_MEMBER_CONVERSATIONS) throw new AppError('messages.newMemberLimit', { values: { count: NEW_MEMBER_CONVERSATIONS } });
+    }
+    return write(tx);
   });
 }
 

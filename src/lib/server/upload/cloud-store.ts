@@ -3,6 +3,8 @@
 // key, and the callback that records the attachment only after the store shows the object.
 import { and, asc, eq, gte, like, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { serialised, type Tx } from '../db/serialise';
+import type { RateLimiter } from '../rate-limit';
 import { attachment } from '../db/schema';
 import { AppError } from '../http';
 import { checkUpload, fileSuffix, normalizeMime, type UploadRules } from './check';
@@ -68,10 +70,31 @@ function dayStart(now: number): number {
 }
 
 /** Bytes the member stored today (new attachments only: a deduplicated upload costs nothing). */
-export async function uploadedToday(db: Db, userId: number, now = Math.floor(Date.now() / 1000)): Promise<number> {
+export async function uploadedToday(db: Db | Tx, userId: number, now = Math.floor(Date.now() / 1000)): Promise<number> {
   const [row] = await db.select({ total: sql<string>`coalesce(sum(${attachment.size}), 0)` }).from(attachment)
     .where(and(eq(attachment.userId, userId), gte(attachment.createTime, dayStart(now))));
   return Number(row?.total ?? 0);
+}
+
+/**
+ * Charges a new upload to the member's daily quota before any byte moves. The bytes are stored
+ * only at the callback, so the uploads started today are held in the shared limiter (Redis when
+ * instances share it) and counted with what is stored: max(stored, started) + size. The member's
+ * prepares take turns (serialised), so parallel ones each see the others' holds. The same file
+ * (sha1 + topic) started again the same day, as the COS SDK's resume does, is charged once.
+ */
+async function chargeDailyQuota(db: Db, holds: Pick<RateLimiter, 'hit' | 'count'>, userId: number, input: CloudFileInput, quota: number, now: number): Promise<void> {
+  const day = dayStart(now);
+  const ttl = day + 86_400 - now + 60;
+  const startedKey = `upload-bytes:${userId}:${day}`;
+  const fileKey = `upload-file:${userId}:${day}:${input.topic}:${input.sha1}`;
+  await serialised(db, 'upload-quota', userId, async (tx) => {
+    if ((await holds.count(fileKey)) > 0) return;
+    const used = Math.max(await uploadedToday(tx, userId, now), await holds.count(startedKey));
+    if (used + input.size > quota) throw new AppError('upload.quotaExceeded');
+    await holds.hit(startedKey, quota, ttl, input.size);
+    await holds.hit(fileKey, 1, ttl);
+  });
 }
 
 /** The row an earlier upload of the same content by the same member left (sha1 + topic + driver). */
@@ -97,11 +120,11 @@ export type CloudPlan =
   | { kind: 'upload'; key: string; uploadId: string; partSize: number };
 
 /**
- * Before any byte moves: the file passes the local rules (spec §5 messages), the daily quota, and
+ * Before any byte moves: the file passes the local rules (spec §5 messages), is charged to the daily quota, and
  * either is already stored (same sha1 + topic from this member: answered at once) or gets a key
  * in the member's prefix and a multipart upload on the store.
  */
-export async function planCloudUpload(db: Db, store: ObjectStore, userId: number, input: CloudFileInput, settings: UploadSettings & Pick<CloudSettings, 'dailyQuota'>, options: { storage?: string; browserStarts?: boolean } = {}): Promise<CloudPlan> {
+export async function planCloudUpload(db: Db, store: ObjectStore, userId: number, input: CloudFileInput, settings: UploadSettings & Pick<CloudSettings, 'dailyQuota'>, options: { storage?: string; browserStarts?: boolean; holds: Pick<RateLimiter, 'hit' | 'count'> }): Promise<CloudPlan> {
   const storage = options.storage ?? store.driver;
   const problem = checkUpload({ name: input.name, size: input.size, mimetype: input.type }, settings);
   if (problem) throw new AppError(problem);
@@ -117,9 +140,7 @@ export async function planCloudUpload(db: Db, store: ObjectStore, userId: number
     // The row outlived its object: forget it, the file is stored afresh.
     await db.delete(attachment).where(eq(attachment.id, existing.id));
   }
-  if (settings.dailyQuota > 0 && (await uploadedToday(db, userId, now)) + input.size > settings.dailyQuota) {
-    throw new AppError('upload.quotaExceeded');
-  }
+  if (settings.dailyQuota > 0) await chargeDailyQuota(db, options.holds, userId, input, settings.dailyQuota, now);
   const key = cloudKey(userId, input, settings, new Date(now * 1000), storage === 'private' ? 'private' : 'uploads');
   // The COS SDK starts (and finds again, to resume) its multipart upload itself.
   const uploadId = options.browserStarts ? '' : await store.createMultipart(key, { contentType: storedType(input.type), sha1: input.sha1 });

@@ -24,11 +24,11 @@ export const POST = api(async (ctx) => {
   if (input.topic === PACKAGE_TOPIC) {
     await requireDeveloper(runtime.db, member.id);
     const maxSize = await checkPackage(runtime, input);
-    const plan = await planCloudUpload(runtime.db, store, member.id, input, { ...rules, maxSize, allowedSuffixes: 'zip', allowedMimeTypes: '' }, { storage: 'private' });
+    const plan = await planCloudUpload(runtime.db, store, member.id, input, { ...rules, maxSize, allowedSuffixes: 'zip', allowedMimeTypes: '' }, { storage: 'private', holds: runtime.limiter });
     if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
     return ok({ driver: 's3', key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
   }
-  const plan = await planCloudUpload(runtime.db, store, member.id, input, rules, { browserStarts: cloud.mode === 'cos' });
+  const plan = await planCloudUpload(runtime.db, store, member.id, input, rules, { browserStarts: cloud.mode === 'cos', holds: runtime.limiter });
   if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
   return ok({ driver: cloud.mode, key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
 });
