@@ -57,7 +57,8 @@ const replyOf = async (chatId: string) => (await server.runtime.db.select().from
 
 beforeAll(async () => {
   mock = await startMockOpenAI({ delayMs: 2 });
-  server = await startInProcess({ CHAT_TIMEOUT_SECONDS: '1' });
+  // Long enough for the first reply to start the chat worker thread on a loaded machine; the hanging model still times out.
+  server = await startInProcess({ CHAT_TIMEOUT_SECONDS: '3' });
   const db = server.runtime.db;
   // Every test asks from 127.0.0.1; one test checks the limit itself.
   await server.runtime.site.set('chat_rate_ip', '1000');
