@@ -15,6 +15,7 @@ import { withOutbox } from '../lib/server/messages/live';
 import { askerFrom, sendChat } from '../lib/server/chat/api';
 import type { ReplyStream } from '../lib/server/chat/reply';
 import { translator } from '../lib/i18n';
+import { CHAT_KEY_HEADER } from '../lib/shared/chat';
 import { Code } from '../lib/shared/codes';
 
 export const CHAT_SEND_PATH = '/api/chat/send';
@@ -79,7 +80,7 @@ export async function handleChatSend(req: IncomingMessage, res: ServerResponse, 
   if (limited) return writeResponse(res, limited);
   let response: Response;
   try {
-    const reply = await withOutbox(runtime.bus, () => sendChat(runtime, askerFrom(row, ip, locale, basics.host), async () => parseJsonBody(await bodyText(req))));
+    const reply = await withOutbox(runtime.bus, () => sendChat(runtime, askerFrom(row, ip, locale, basics.host, header(req, CHAT_KEY_HEADER)), async () => parseJsonBody(await bodyText(req))));
     // A member's reply stream ends with their session (logout, password change, blocked); the reply runs on.
     if (!(reply instanceof Response)) return writeReply(res, reply, ref ? runtime.sessions.streams.tieStream(ref, ip, reply.sse) : reply.sse);
     response = reply;

@@ -77,6 +77,10 @@ test('stop ends the reply; regenerate and edit-and-resend keep the earlier branc
   await expect(answer).toContainText('Answer to');
   await page.getByRole('button', { name: '停止' }).click();
   await expect(answer).toContainText('已停止');
+  // The server stopped it too: the page sent this browser's key, without which a visitor's stop stops nothing.
+  await expect(page).toHaveURL(/\?c=/);
+  const chatId = new URL(page.url()).searchParams.get('c')!;
+  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: 15_000 }).toBe('stopped');
   const stopped = (await answer.locator('.markdown-body').innerText()).length;
 
   await page.locator('.chat-model select').selectOption('e2e-mock');

@@ -14,6 +14,8 @@ export interface MockRequest {
   model: string;
   messages: { role: string; content: unknown }[];
   authorization: string;
+  /** The request's `max_tokens` (null: none). The reply's length does not follow it. */
+  maxTokens: number | null;
   /** Set when the client closed the connection before the reply ended (a stop). */
   aborted: boolean;
   /** Set when the reply ended normally. */
@@ -65,8 +67,8 @@ export async function startMockOpenAI(options: MockOptions = {}): Promise<MockOp
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
       return;
     }
-    const input = JSON.parse(await body(req)) as { model: string; messages: MockRequest['messages']; stream?: boolean };
-    const entry: MockRequest = { model: input.model, messages: input.messages, authorization: req.headers.authorization ?? '', aborted: false, finished: false };
+    const input = JSON.parse(await body(req)) as { model: string; messages: MockRequest['messages']; stream?: boolean; max_tokens?: number };
+    const entry: MockRequest = { model: input.model, messages: input.messages, authorization: req.headers.authorization ?? '', maxTokens: input.max_tokens ?? null, aborted: false, finished: false };
     requests.push(entry);
     res.on('close', () => { if (!entry.finished) entry.aborted = true; });
     const [kind = 'mock', pace] = input.model.split('@');

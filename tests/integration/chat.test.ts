@@ -32,10 +32,13 @@ function question(text: string, chatId = `c${Date.now().toString(36)}${counter++
   return { id: chatId, model, messages: [{ id: `m${counter++}`, role: 'user', parts: [{ type: 'text', text }] }] };
 }
 
+/** The key a visitor's browser sends with its questions, stops and resumes (members' is ignored). */
+const VISITOR_KEY = { 'x-chat-key': 'chatTestVisitorKey0123456789abcdef' };
+
 function send(body: unknown, token?: string, lang = 'en', signal?: AbortSignal): Promise<Response> {
   return fetch(`${server.url}/api/chat/send`, {
     method: 'POST', signal,
-    headers: { 'content-type': 'application/json', 'think-lang': lang, ...(token ? { 'ba-user-token': token } : {}) },
+    headers: { 'content-type': 'application/json', 'think-lang': lang, ...VISITOR_KEY, ...(token ? { 'ba-user-token': token } : {}) },
     body: JSON.stringify(body),
   });
 }
@@ -54,7 +57,8 @@ const replyOf = async (chatId: string) => (await server.runtime.db.select().from
 
 beforeAll(async () => {
   mock = await startMockOpenAI({ delayMs: 2 });
-  server = await startInProcess({ CHAT_TIMEOUT_SECONDS: '1' });
+  // Long enough for the first reply to start the chat worker thread on a loaded machine; the hanging model still times out.
+  server = await startInProcess({ CHAT_TIMEOUT_SECONDS: '3' });
   const db = server.runtime.db;
   // Every test asks from 127.0.0.1; one test checks the limit itself.
   await server.runtime.site.set('chat_rate_ip', '1000');
@@ -220,7 +224,7 @@ describe('stop and resume', () => {
     const reader = res.body!.getReader();
     let seen = '';
     while (!seen.includes('text-delta')) seen += new TextDecoder().decode((await reader.read()).value);
-    const stop = await (await fetch(`${server.url}/api/chat/stop`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: body.id }) })).json() as { data: { stopped: boolean } };
+    const stop = await (await fetch(`${server.url}/api/chat/stop`, { method: 'POST', headers: { 'content-type': 'application/json', ...VISITOR_KEY }, body: JSON.stringify({ id: body.id }) })).json() as { data: { stopped: boolean } };
     expect(stop.data.stopped).toBe(true);
     while (!(await reader.read()).done) { /* drain */ }
     await waitFor(async () => mock.requests[before]?.aborted);
@@ -236,13 +240,13 @@ describe('stop and resume', () => {
     const reader = res.body!.getReader();
     await reader.read();
     abort.abort();
-    const resumed = await fetch(`${server.url}/api/chat/stream?id=${body.id}`);
+    const resumed = await fetch(`${server.url}/api/chat/stream?id=${body.id}`, { headers: VISITOR_KEY });
     expect(resumed.status).toBe(200);
     const chunks = chunksOf(await resumed.text());
     expect(chunks[0]!.type).toBe('start');
     expect(textOf(chunks)).toContain('see the guide [1].');
     expect(chunks.at(-1)!.type).toBe('finish');
-    const after = await fetch(`${server.url}/api/chat/stream?id=${body.id}`);
+    const after = await fetch(`${server.url}/api/chat/stream?id=${body.id}`, { headers: VISITOR_KEY });
     expect(after.status).toBe(204);
     // Someone else's chat id resumes nothing.
     expect((await fetch(`${server.url}/api/chat/stream?id=nobody`)).status).toBe(204);
@@ -254,7 +258,7 @@ describe('stop and resume', () => {
     const replyId = live[0]!.messageId as string;
     const questionId = body.messages[0]!.id;
     // The page asks for what follows its last question: the reply, whole, as it ended.
-    const again = await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=${questionId}`);
+    const again = await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=${questionId}`, { headers: VISITOR_KEY });
     expect(again.status).toBe(200);
     expect(again.headers.get('content-type')).toContain('text/event-stream');
     const chunks = chunksOf(await again.text());
@@ -262,8 +266,8 @@ describe('stop and resume', () => {
     expect(textOf(chunks)).toBe(textOf(live));
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'done', model: 'mock' } });
     // Without `after`, after another question, for a member or with a bad id: nothing.
-    expect((await fetch(`${server.url}/api/chat/stream?id=${body.id}`)).status).toBe(204);
-    expect((await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=other`)).status).toBe(204);
+    expect((await fetch(`${server.url}/api/chat/stream?id=${body.id}`, { headers: VISITOR_KEY })).status).toBe(204);
+    expect((await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=other`, { headers: VISITOR_KEY })).status).toBe(204);
     expect((await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=${questionId}`, { headers: { 'ba-user-token': alice.token } })).status).toBe(204);
     const bad = await fetch(`${server.url}/api/chat/stream?id=${body.id}&after=no%20spaces`);
     expect(((await bad.json()) as { code: number }).code).toBe(0);

@@ -51,7 +51,8 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
   const tokens: Record<string, string> = {};
 
   beforeAll(async () => {
-    mock = await startMockOpenAI({ delayMs: 50, words: 60 });
+    // 60 words 150 ms apart: a reply still being written when a loaded machine's second instance is asked to resume it.
+    mock = await startMockOpenAI({ delayMs: 150, words: 60 });
     if (!NO_SWIFT) swift = await startSwift({ bucket: 'atrium-nginx' });
     const env: Record<string, string> = {
       DATABASE_URL: await freshPostgres(), REDIS_URL: REDIS!, REDIS_PREFIX: `ngx${Date.now().toString(36)}:`,
@@ -283,7 +284,7 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
     const res = await streamPost(1, '/api/chat/send', { id: chatId, model: 'slow', messages: [{ id: `u${chatId}`, role: 'user', parts: [{ type: 'text', text: question }] }] });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/event-stream');
-    // Through nginx the first words arrive while the model is still writing (60 words, 50 ms apart):
+    // Through nginx the first words arrive while the model is still writing (60 words, 150 ms apart):
     // a buffered proxy would hold them until the end.
     let seen = '';
     res.setEncoding('utf8');
@@ -294,7 +295,14 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
     expect(seen).toContain('"text-delta"');
     expect(seen).not.toContain('"finish"');
     res.destroy();
-    const resumed = await viaTls(nginx.httpsPort, `/api/chat/stream?id=${chatId}`, { headers: headers(2) });
+    // A visitor's reply resumes with their key: sent without one, the reply's headers gave one.
+    const key = res.headers['x-chat-key'] as string;
+    expect(key).toMatch(/^[\w-]{32}$/);
+    const [keyless, resumed] = await Promise.all([
+      viaTls(nginx.httpsPort, `/api/chat/stream?id=${chatId}`, { headers: headers(2) }),
+      viaTls(nginx.httpsPort, `/api/chat/stream?id=${chatId}`, { headers: { ...headers(2), 'x-chat-key': key } }),
+    ]);
+    expect(keyless.status).toBe(204);
     expect(resumed.status).toBe(200);
     expect(deltas(resumed.text)).toBe(mockReplyWords(question, 60).join(''));
     expect(resumed.text).toContain('"finish"');

@@ -13,7 +13,7 @@ beforeAll(async () => { mock = await startMockOpenAI({ delayMs: 2, words: 40 });
 afterAll(async () => { await mock.close(); });
 
 const request = (modelId: string, question = 'How do I back up?'): CompletionRequest => ({
-  baseUrl: mock.url, apiKey: 'test-key', modelId, instructions: 'Answer from the sources.', messages: [{ role: 'user', text: question }],
+  baseUrl: mock.url, apiKey: 'test-key', modelId, instructions: 'Answer from the sources.', messages: [{ role: 'user', text: question }], maxOutputTokens: 2048,
 });
 
 describe('complete', () => {
@@ -60,12 +60,12 @@ describe('complete', () => {
     await expect.poll(() => mock.requests[before]?.aborted).toBe(true);
   });
 
-  it('sends the system instructions, the conversation and the key the OpenAI way', async () => {
+  it('sends the system instructions, the conversation, the key and the longest reply the OpenAI way', async () => {
     const before = mock.requests.length;
-    const req = { ...request('mock@1', 'Where?'), messages: [{ role: 'user' as const, text: 'First' }, { role: 'assistant' as const, text: 'Reply' }, { role: 'user' as const, text: 'Where?' }] };
+    const req = { ...request('mock@1', 'Where?'), maxOutputTokens: 300, messages: [{ role: 'user' as const, text: 'First' }, { role: 'assistant' as const, text: 'Reply' }, { role: 'user' as const, text: 'Where?' }] };
     const end = await complete(req, new AbortController().signal, () => undefined);
     expect(end.error).toBeNull();
-    expect(mock.requests[before]).toMatchObject({ model: 'mock@1', authorization: 'Bearer test-key', finished: true });
+    expect(mock.requests[before]).toMatchObject({ model: 'mock@1', authorization: 'Bearer test-key', maxTokens: 300, finished: true });
     expect(mock.requests[before]!.messages).toEqual([
       { role: 'system', content: 'Answer from the sources.' }, { role: 'user', content: 'First' }, { role: 'assistant', content: 'Reply' }, { role: 'user', content: 'Where?' },
     ]);

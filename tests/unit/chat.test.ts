@@ -5,7 +5,7 @@ import { APICallError } from 'ai';
 import { keywordsOf, estimateTokens } from '../../src/lib/server/chat/retrieve';
 import { linkCitations } from '../../src/lib/shared/chat';
 import { mergeBranch, newestLeaf, pathTo, siblingsOf, type Tree } from '../../src/islands/chat/tree';
-import { dayBounds, estimateCost, replyCost } from '../../src/lib/server/chat/quota';
+import { dayBounds, holdFor, replyBudget, replyCost } from '../../src/lib/server/chat/quota';
 import { failureOf } from '../../src/lib/server/chat/provider';
 import { assistantAnswer, pieces } from '../../src/lib/server/chat/assistant';
 import { mayUse } from '../../src/lib/server/chat/models';
@@ -72,7 +72,14 @@ describe('quotas', () => {
   it('prices a reply per message and per 1,000 tokens, rounding up', () => {
     expect(replyCost({ pricePer1k: 2, pricePerMessage: 1 }, 1200, 300)).toBe(1 + 3);
     expect(replyCost({ pricePer1k: 0, pricePerMessage: 0 }, 5000, 5000)).toBe(0);
-    expect(estimateCost({ pricePer1k: 2, pricePerMessage: 0 }, 10)).toBe(1);
+  });
+  it('holds the price of a reply, or what the prompt and the longest reply cost per 1,000 tokens', () => {
+    expect(replyBudget({ contextWindow: 8192 })).toBe(2048);
+    expect(replyBudget({ contextWindow: 4000 })).toBe(1000);
+    expect(holdFor({ pricePer1k: 0, pricePerMessage: 10, contextWindow: 8192 }, 500)).toBe(10);
+    expect(holdFor({ pricePer1k: 2, pricePerMessage: 0, contextWindow: 8192 }, 952)).toBe(6);
+    expect(holdFor({ pricePer1k: 2, pricePerMessage: 1, contextWindow: 4000 }, 1000)).toBe(1 + 4);
+    expect(holdFor({ pricePer1k: 0, pricePerMessage: 0, contextWindow: 8192 }, 5000)).toBe(0);
   });
   it('lets visitors use only what is open to visitors, and groups only their members', () => {
     expect(mayUse({ audience: 'members', groups: '' }, { userId: 0, groupId: 0 })).toBe(false);

@@ -8,6 +8,7 @@ import { textOfParts, type ChatMetadata } from '../../lib/shared/chat';
 import { mergeBranch, newestLeaf, pathTo, siblingsOf, type ChatNode, type Tree } from './tree';
 import { translate, type Messages } from '../user/form-helpers';
 import MessageBody from './MessageBody';
+import { chatKeyHeader } from './visitor-key';
 
 type Message = UIMessage<ChatMetadata>;
 
@@ -55,7 +56,8 @@ export default function ChatView(props: Props) {
   const transport = useMemo(() => new DefaultChatTransport<Message>({
     api: '/api/chat/send',
     credentials: 'same-origin',
-    headers: () => ({ 'think-lang': props.locale, ...(getToken() ? { 'ba-user-token': getToken() } : {}) }) as Record<string, string>,
+    // The key binds a visitor's reply to this browser: only it can stop or resume it.
+    headers: () => ({ 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) }) as Record<string, string>,
     prepareSendMessagesRequest: ({ id, messages, headers }) => ({
       headers,
       body: { id, model: modelRef.current, messages: messages.map((m) => ({ id: m.id, role: m.role, parts: [{ type: 'text', text: textOfParts(m.parts as { type: string; text?: string }[]) }] })) },
@@ -112,7 +114,7 @@ export default function ChatView(props: Props) {
   const stop = async (): Promise<void> => {
     await fetch('/api/chat/stop', {
       method: 'POST', credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...(getToken() ? { 'ba-user-token': getToken() } : {}) },
+      headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) },
       body: JSON.stringify({ id: chatId }),
     }).catch(() => undefined);
     await chat.stop();

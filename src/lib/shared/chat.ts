@@ -1,5 +1,14 @@
 // What the chat server and the chat page agree on: message metadata and citation links.
 
+/**
+ * A visitor's replies are theirs by a key their browser keeps and sends in this header with a
+ * question, a stop and a resume (visitors behind one address are otherwise alike). Members' go by
+ * their account. A send without a key gets one from the server in the same header.
+ */
+export const CHAT_KEY_HEADER = 'x-chat-key';
+/** What a key looks like: 22 to 64 base64url characters (the page makes 32 from 24 random bytes). */
+export const CHAT_KEY = /^[A-Za-z0-9_-]{22,64}$/;
+
 export interface SourceMeta {
   n: number;
   kind: 'doc' | 'post' | 'answer';

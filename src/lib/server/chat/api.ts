@@ -4,6 +4,7 @@ import type { APIContext } from 'astro';
 import type { Runtime } from '../runtime';
 import { limitReply, parseWith, requestIp } from '../http';
 import { linkFor, type HostContext } from '../../shared/hosts';
+import { CHAT_KEY, CHAT_KEY_HEADER } from '../../shared/chat';
 import { SendInput } from '../../shared/validation/chat';
 import type { Locale } from '../../i18n';
 import type { user } from '../db/schema';
@@ -11,15 +12,19 @@ import { sendReply, type Asker, type ReplyStream } from './reply';
 import { chatSettings } from './settings';
 
 export function askerOf(ctx: APIContext): Asker {
-  return askerFrom(ctx.locals.session?.row ?? null, requestIp(ctx), ctx.locals.apiLocale, ctx.locals.host);
+  return askerFrom(ctx.locals.session?.row ?? null, requestIp(ctx), ctx.locals.apiLocale, ctx.locals.host, ctx.request.headers.get(CHAT_KEY_HEADER));
 }
 
-/** The asker of a request: its member (null: a visitor), address, API language and host. */
-export function askerFrom(row: Pick<typeof user.$inferSelect, 'id' | 'groupId'> | null, ip: string, locale: Locale, host: HostContext): Asker {
+/**
+ * The asker of a request: its member (null: a visitor), address, API language, host, and the
+ * visitor's key as sent (`x-chat-key`; one that is not a key counts as none).
+ */
+export function askerFrom(row: Pick<typeof user.$inferSelect, 'id' | 'groupId'> | null, ip: string, locale: Locale, host: HostContext, key: string | null): Asker {
   return {
     userId: row?.id ?? 0,
     groupId: row?.groupId ?? 0,
     ip,
+    key: !row && key && CHAT_KEY.test(key) ? key : null,
     locale,
     link: (path) => linkFor(path, host),
   };

@@ -13,6 +13,8 @@ export interface CompletionRequest {
   modelId: string;
   instructions: string;
   messages: { role: 'user' | 'assistant'; text: string }[];
+  /** The longest reply (the provider's `max_tokens`). */
+  maxOutputTokens: number;
 }
 
 /** Tokens the provider says a reply used. */
@@ -81,7 +83,7 @@ export async function complete(req: CompletionRequest, signal: AbortSignal, onTe
     onText(text);
   };
   try {
-    const { stream } = await lm.doStream({ prompt, abortSignal: signal, includeRawChunks: false });
+    const { stream } = await lm.doStream({ prompt, maxOutputTokens: req.maxOutputTokens, abortSignal: signal, includeRawChunks: false });
     for await (const part of stream) {
       if (part.type === 'text-delta') {
         pending += part.delta;

@@ -128,11 +128,11 @@ export function useBuiltChatWorker(file: string): void {
 }
 
 /**
- * Starts a streamed completion; the signal aborts the upstream request. It runs in the chat worker
+ * Starts a streamed completion of at most `maxOutputTokens`; the signal aborts the upstream request. It runs in the chat worker
  * thread where that is built, so 100 replies streaming at once do not take the request thread.
  */
-export async function generate(model: ChatModelConfig, instructions: string, messages: { role: 'user' | 'assistant'; text: string }[], signal: AbortSignal): Promise<Generation> {
-  const req: CompletionRequest = { baseUrl: model.baseUrl, apiKey: model.apiKey, modelId: model.modelId, instructions, messages };
+export async function generate(model: ChatModelConfig, instructions: string, messages: { role: 'user' | 'assistant'; text: string }[], maxOutputTokens: number, signal: AbortSignal): Promise<Generation> {
+  const req: CompletionRequest = { baseUrl: model.baseUrl, apiKey: model.apiKey, modelId: model.modelId, instructions, messages, maxOutputTokens };
   const file = CompletionWorker.file();
   if (file) {
     shared.worker ??= new CompletionWorker(file);

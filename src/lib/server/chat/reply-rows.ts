@@ -13,6 +13,8 @@ export interface ReplyRow {
   chatId: string;
   userId: number;
   ip: string;
+  /** A visitor's reply: the hash of the key that stops or resumes it (reply.ts). */
+  ownerKey: string;
   model: string;
   free: number;
   createTime: number;
@@ -68,8 +70,8 @@ const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
 /** Writes a reply's row (with the replies that started in the same turn). */
 export const insertReplyRow: (db: Db, row: ReplyRow) => Promise<void> = batcher(async (db, rows: ReplyRow[]) => {
-  const values = rows.map((r) => sql`(${r.id}, ${r.chatId}, ${r.userId}, ${r.ip}, ${r.model}, ${r.status ?? 'streaming'}, ${r.free}, ${r.createTime}, ${r.finishTime ?? 0})`);
-  await db.execute(sql`insert into ${chatReply} (id, chat_id, user_id, ip, model, status, free, create_time, finish_time) values ${sql.join(values, sql`, `)}`);
+  const values = rows.map((r) => sql`(${r.id}, ${r.chatId}, ${r.userId}, ${r.ip}, ${r.ownerKey}, ${r.model}, ${r.status ?? 'streaming'}, ${r.free}, ${r.createTime}, ${r.finishTime ?? 0})`);
+  await db.execute(sql`insert into ${chatReply} (id, chat_id, user_id, ip, owner_key, model, status, free, create_time, finish_time) values ${sql.join(values, sql`, `)}`);
   return rows.map(() => undefined);
 });
 

@@ -1,5 +1,6 @@
 // One reply: checks, retrieval, the quota decision, then the stream (the site assistant's or a
 // model's) as a resumable UI message stream that keeps running when the asker's tab goes away.
+import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
 import { UI_MESSAGE_STREAM_HEADERS, generateId, type UIMessage, type UIMessageStreamWriter } from 'ai';
 import type { z } from 'zod';
@@ -9,13 +10,13 @@ import { AppError } from '../http';
 import { translator, type Locale } from '../../i18n';
 import { renderMarkdown } from '../../markdown/render';
 import { serverHighlight } from '../../markdown/highlight.server';
-import { linkCitations, type ChatMetadata, type SourceMeta } from '../../shared/chat';
+import { CHAT_KEY_HEADER, linkCitations, type ChatMetadata, type SourceMeta } from '../../shared/chat';
 import { textOfParts, type SendInput } from '../../shared/validation/chat';
 import { chatSettings } from './settings';
 import { mayUse, SITE_ASSISTANT, type ChatModelConfig } from './models';
 import { estimateTokens, groundingInstructions, retrieve, type Source } from './retrieve';
 import { assistantAnswer, pieces } from './assistant';
-import { dayBounds, decideQuota, settleReply, type Settlement } from './quota';
+import { dayBounds, replyBudget, REPLY_MAX_SECONDS, reserveReply, settleReply, type Settlement } from './quota';
 import { conversationOf, ensureConversation, setLeaf, storeAnswer, storeBranch, titleOf } from './conversations';
 import { chatStreams, type FinishedReply } from './streams';
 import { insertReplyRow } from './reply-rows';
@@ -28,6 +29,8 @@ export interface Asker {
   userId: number;
   groupId: number;
   ip: string;
+  /** A visitor's key (`x-chat-key`, checked): their replies are stopped and resumed with it. Members': null. */
+  key: string | null;
   locale: Locale;
   /** App path → link on this host. */
   link: (path: string) => string;
@@ -86,6 +89,9 @@ function instructionsFor(sources: Source[], siteName: string, locale: Locale): {
   }
   return made;
 }
+
+/** What a reply keeps of a visitor's key: its hash (a reader of the database cannot stop or resume with it). */
+const ownerKeyOf = (key: string): string => createHash('sha256').update(key).digest('base64url');
 
 /** One UI message chunk as an SSE frame, and the frame that ends a stream (what `JsonToSseTransformStream` writes). */
 const sseFrame = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`;
@@ -216,10 +222,20 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
   }
   const promptTokens = instructionTokens + modelHistory.reduce((n, m) => n + estimateTokens(m.text) + 4, 0);
 
-  // The quota is decided before the provider is called: a refusal never reaches it.
+  // A visitor's reply is theirs by their browser's key: one is made for a send without it.
+  const issuedKey = member || asker.key ? null : randomBytes(24).toString('base64url');
+  const visitorKey = asker.key ?? issuedKey;
+  const replyId = generateId();
+  const createTime = Math.floor(Date.now() / 1000);
+  const ownerKey = visitorKey ? ownerKeyOf(visitorKey) : '';
+  const row = { id: replyId, chatId: input.id, userId: asker.userId, ip: asker.ip, ownerKey, model: modelName, free: 1, createTime };
+
+  // The quota is decided, and what the reply may use reserved, before the provider is called: a
+  // refusal never reaches it, and parallel questions queue for the same points and free replies.
   let free = true;
+  let reserved = false;
   if (model) {
-    const decision = await decideQuota(runtime.db, model, { userId: asker.userId, ip: asker.ip }, promptTokens, () => today().start);
+    const decision = await reserveReply(runtime.db, model, { userId: asker.userId, ip: asker.ip }, promptTokens, () => today().start, row);
     if (!decision.ok) {
       const { end: dayEnd } = today();
       const resets = formatReset(dayEnd, timeZone, asker.locale);
@@ -227,25 +243,22 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
         status: 402, values: { estimate: decision.estimate, score: decision.score, resets }, data: { resets: dayEnd, estimate: decision.estimate, score: decision.score },
       });
     }
-    free = decision.free;
+    ({ free, reserved } = decision);
   }
 
-  const replyId = generateId();
-  const createTime = Math.floor(Date.now() / 1000);
   const controller = new AbortController();
-  const untrack = streams.track({ replyId, chatId: input.id, userId: asker.userId, ip: asker.ip }, controller);
-  // The writes that record the question and the reply run beside the provider's first token: the
-  // reply row is only needed to settle it (and to find it from another instance), so nothing waits
-  // for them before the stream starts. Settling waits for them; a failed write stops the reply.
-  // The site assistant's answer is written in milliseconds and costs nothing: its row is written
-  // once, as it ended.
-  const row = { id: replyId, chatId: input.id, userId: asker.userId, ip: asker.ip, model: modelName, free: free ? 1 : 0, createTime };
+  const untrack = streams.track({ replyId, chatId: input.id, userId: asker.userId, ownerKey }, controller);
+  // The writes that record the question (and a free reply's row) run beside the provider's first
+  // token: a free reply's row is only needed to settle it (and to find it from another instance),
+  // so nothing waits for them before the stream starts. Settling waits for them; a failed write
+  // stops the reply. A reply that reserved wrote its row already. The site assistant's answer is
+  // written in milliseconds and costs nothing: its row is written once, as it ended.
   const persisted = (async () => {
     if (member) {
       await ensureConversation(runtime.db, asker.userId, input.id, question, modelName);
       await storeBranch(runtime.db, input.id, history);
     }
-    if (model) await insertReplyRow(runtime.db, row);
+    if (model && !reserved) await insertReplyRow(runtime.db, row);
     if (member) await setLeaf(runtime.db, input.id, last.id, modelName);
   })();
   persisted.catch((err: unknown) => {
@@ -271,11 +284,12 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
       untrack();
     }
     const recorded = await persisted.then(() => true, () => false);
-    if (!recorded) { end = { ...end, status: 'failed' }; errorKey = 'chat.error.server'; }
+    // Not recorded: the server failed, the asker pays nothing (a reservation is released).
+    if (!recorded) { end = { status: 'failed', promptTokens: 0, completionTokens: 0 }; errorKey = 'chat.error.server'; }
     if (errorKey) writer.write({ type: 'error', errorText: t(errorKey as 'chat.error.server') });
     // A reply nobody pays for settles with one statement, beside the rendering of its HTML.
     const [points, html] = await Promise.all([
-      (!recorded ? Promise.resolve(0)
+      (!recorded && !reserved ? Promise.resolve(0)
         : model ? settleReply(runtime.db, replyId, model, end, memo, free || !member)
           : insertReplyRow(runtime.db, { ...row, status: end.status, finishTime: Math.floor(Date.now() / 1000) }).then(() => 0)
       ).catch((err: unknown) => {
@@ -291,14 +305,14 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
       // after its end (the conversation lives in their browser) still shows it.
       const kept = member
         ? storeAnswer(runtime.db, input.id, { id: replyId, parentId: last.id, role: 'assistant', text, metadata: metadata as Record<string, unknown> })
-        : streams.remember({ replyId, chatId: input.id, userId: 0, ip: asker.ip, parentId: last.id, text, metadata: { ...metadata, html: undefined } as Record<string, unknown> });
+        : streams.remember({ replyId, chatId: input.id, userId: 0, ownerKey, parentId: last.id, text, metadata: { ...metadata, html: undefined } as Record<string, unknown> });
       await kept.catch((err: unknown) => runtime.log.error('chat store failed', { replyId, err: String(err) }));
     }
     writer.write({ type: 'finish', messageMetadata: metadata, finishReason: end.status === 'done' ? 'stop' : 'other' });
   }, () => t('chat.error.server'));
 
   const body = await streams.context.createNewResumableStream(replyId, () => sse);
-  return new ReplyStream(body ?? sse, { ...SSE_HEADERS, 'x-chat-reply': replyId });
+  return new ReplyStream(body ?? sse, { ...SSE_HEADERS, 'x-chat-reply': replyId, ...(issuedKey ? { [CHAT_KEY_HEADER]: issuedKey } : {}) });
 }
 
 async function streamAssistant(writer: ChunkWriter, answer: string, signal: AbortSignal): Promise<string> {
@@ -330,16 +344,19 @@ async function streamModel(
   writer: ChunkWriter, model: ChatModelConfig, instructions: string, history: { id: string; role: 'user' | 'assistant'; text: string }[],
   controller: AbortController, timeoutSeconds: number, promptEstimate: number,
 ): Promise<{ text: string; end: Settlement; errorKey: string | null }> {
-  // The provider has `timeoutSeconds` to start and between chunks: one timer, pushed back lazily
-  // (a timer per chunk costs more than the chunk).
+  // The provider has `timeoutSeconds` to start and between chunks, and REPLY_MAX_SECONDS in all
+  // (what a reply holds lapses then: quota.ts): one timer, pushed back lazily (a timer per chunk
+  // costs more than the chunk).
   let timedOut = false;
   let last = Date.now();
   const limit = timeoutSeconds * 1000;
+  const deadline = last + REPLY_MAX_SECONDS * 1000;
   let timer: NodeJS.Timeout | null = null;
   const check = (): void => {
-    const idle = Date.now() - last;
-    if (idle >= limit) { timedOut = true; controller.abort('timeout'); return; }
-    timer = setTimeout(check, limit - idle);
+    const now = Date.now();
+    const idle = now - last;
+    if (idle >= limit || now >= deadline) { timedOut = true; controller.abort('timeout'); return; }
+    timer = setTimeout(check, Math.min(limit - idle, deadline - now));
   };
   timer = setTimeout(check, limit);
   let text = '';
@@ -348,7 +365,8 @@ async function streamModel(
   let generation: Awaited<ReturnType<typeof generate>> | null = null;
   try {
     // Text arrives gathered into frames (completion.ts): one UI chunk, SSE frame and socket write each.
-    generation = await generate(model, instructions, history, controller.signal);
+    // No longer than the history trimming left room for, and what the reply's hold was priced at.
+    generation = await generate(model, instructions, history, replyBudget(model), controller.signal);
     for await (const delta of generation.deltas) {
       last = Date.now();
       if (!started) { writer.write({ type: 'text-start', id: 'text' }); started = true; }
@@ -375,14 +393,18 @@ async function streamModel(
   return { text, end: { status: 'done', promptTokens, completionTokens }, errorKey: null };
 }
 
-const owns = (asker: Pick<Asker, 'userId' | 'ip'>, reply: { userId: number; ip: string }): boolean =>
-  reply.userId === asker.userId && (reply.userId !== 0 || reply.ip === asker.ip);
+/**
+ * A member's reply is theirs by their account; a visitor's by the key their browser sent with the
+ * question (visitors behind one address are otherwise alike), whatever address it comes from now.
+ */
+const owns = (asker: Pick<Asker, 'userId' | 'key'>, reply: { userId: number; ownerKey: string }): boolean =>
+  reply.userId === asker.userId && (reply.userId !== 0 || (asker.key !== null && reply.ownerKey !== '' && reply.ownerKey === ownerKeyOf(asker.key)));
 
 /** The replies being written in a chat: this instance knows its own, the database every instance's. */
-async function runningReplies(runtime: Runtime, chatId: string): Promise<{ id: string; userId: number; ip: string }[]> {
+async function runningReplies(runtime: Runtime, chatId: string): Promise<{ id: string; userId: number; ownerKey: string }[]> {
   const local = (await chatStreams(runtime)).runningIn(chatId);
-  if (local) return [{ id: local.replyId, userId: local.userId, ip: local.ip }];
-  return runtime.db.select({ id: chatReply.id, userId: chatReply.userId, ip: chatReply.ip }).from(chatReply)
+  if (local) return [{ id: local.replyId, userId: local.userId, ownerKey: local.ownerKey }];
+  return runtime.db.select({ id: chatReply.id, userId: chatReply.userId, ownerKey: chatReply.ownerKey }).from(chatReply)
     .where(and(eq(chatReply.chatId, chatId), eq(chatReply.status, 'streaming'))).orderBy(desc(chatReply.createTime));
 }
 
@@ -410,7 +432,7 @@ function replayFinished(done: FinishedReply): ReadableStream<string> {
  * (the last message the page has, a question) also finds a visitor's reply to it that finished
  * while the page was away, since their conversations live only in their browser.
  */
-export async function resumeReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'ip'>, chatId: string, after?: string): Promise<Response | null> {
+export async function resumeReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'key'>, chatId: string, after?: string): Promise<Response | null> {
   const streams = await chatStreams(runtime);
   const [row] = await runningReplies(runtime, chatId);
   if (row && !owns(asker, row)) return null;
@@ -428,7 +450,7 @@ export async function resumeReply(runtime: Runtime, asker: Pick<Asker, 'userId' 
 }
 
 /** Stops the running reply of a chat the asker owns; false when none runs. */
-export async function stopReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'ip'>, chatId: string): Promise<boolean> {
+export async function stopReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'key'>, chatId: string): Promise<boolean> {
   const mine = (await runningReplies(runtime, chatId)).filter((r) => owns(asker, r));
   const streams = await chatStreams(runtime);
   for (const r of mine) await streams.stop(r.id);

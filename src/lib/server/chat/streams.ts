@@ -20,11 +20,11 @@ const FINISHED_MAX = 2000;
  */
 const MODELS_TTL_MS = 2_000;
 
-/** Who a running reply belongs to, to find it by its chat without the database. */
-export interface RunningReply { replyId: string; chatId: string; userId: number; ip: string }
+/** Who a running reply belongs to (a member, or the hash of a visitor's key), to find it by its chat without the database. */
+export interface RunningReply { replyId: string; chatId: string; userId: number; ownerKey: string }
 
 /** A visitor's finished reply, kept so a reload after its end shows it (their chats live in the browser). */
-export interface FinishedReply { replyId: string; chatId: string; userId: number; ip: string; parentId: string; text: string; metadata: Record<string, unknown> }
+export interface FinishedReply { replyId: string; chatId: string; userId: number; ownerKey: string; parentId: string; text: string; metadata: Record<string, unknown> }
 
 export interface ChatStreams {
   context: ResumableStreamContext;

@@ -13,6 +13,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
-  // Stops only the caller's own running reply: others are told none was running.
+  // Stops only the caller's own running reply (a visitor's with the key their browser asked with,
+  // header x-chat-key): others are told none was running.
   POST: { ...ANYONE, input: ChatIdInput },
 });

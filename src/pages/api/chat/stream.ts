@@ -17,6 +17,7 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
-  // Resumes only the caller's own running reply: others get 204, none running.
+  // Resumes only the caller's own running reply (a visitor's with the key their browser asked with,
+  // header x-chat-key): others get 204, none running.
   GET: { ...ANYONE, input: ResumeInput },
 });

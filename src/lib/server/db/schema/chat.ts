@@ -63,12 +63,16 @@ export const chatMessage = pgTable('chat_message', {
 /**
  * One row per reply, members' and visitors' alike: the running stream to resume or stop, what it
  * used, and what it cost. Settling moves status from `streaming` once, so it is charged once.
+ * While a priced reply streams, its tokens and points are its reservation (chat/quota.ts
+ * reserveReply: the tokens it may use, the points it holds); settling sets what it used and paid.
  */
 export const chatReply = pgTable('chat_reply', {
   id: varchar('id', { length: 64 }).primaryKey(),
   chatId: varchar('chat_id', { length: 64 }).notNull(),
   userId: integer('user_id').notNull().default(0),
   ip: varchar('ip', { length: 50 }).notNull().default(''),
+  /** A visitor's reply: the SHA-256 (base64url) of the key their browser sends to stop or resume it. Members': ''. */
+  ownerKey: varchar('owner_key', { length: 64 }).notNull().default(''),
   model: varchar('model', { length: 64 }).notNull(),
   status: varchar('status', { length: 10 }).notNull().default('streaming'),
   promptTokens: integer('prompt_tokens').notNull().default(0),

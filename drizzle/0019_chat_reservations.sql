@@ -1,0 +1,1 @@
+ALTER TABLE "chat_reply" ADD COLUMN "owner_key" varchar(64) DEFAULT '' NOT NULL;
