@@ -125,3 +125,15 @@ describe('a quoted passage, rendered as the chat renders answers', () => {
     expect(quote).toMatch(/<table>[\s\S]*<td><code>site_name<\/code><\/td>/);
   });
 });
+
+describe('readerLang', () => {
+  it('answers from the question\'s language, and from the reader\'s when the question is only names', async () => {
+    const { readerLang } = await import('../../src/lib/server/chat/retrieve');
+    expect(readerLang('怎么修改站点名称？', 'en')).toBe('zh-cn');
+    expect(readerLang('How do I change the site name?', 'zh-cn')).toBe('en');
+    expect(readerLang('SITE_URL?', 'zh-cn')).toBe('zh-cn');
+    expect(readerLang('chat:add', 'zh-cn')).toBe('zh-cn');
+    expect(readerLang('SITE_URL?', 'en')).toBe('en');
+    expect(readerLang('SITE_URL?')).toBe('en');
+  });
+});

@@ -27,6 +27,8 @@ export interface RetrieveOptions {
   tokenBudget: number;
   /** Most passages to keep. */
   limit?: number;
+  /** The reader's interface language: it decides for a question written in neither language (`SITE_URL?`). */
+  locale?: 'zh-cn' | 'en';
 }
 
 /**
@@ -35,6 +37,15 @@ export interface RetrieveOptions {
  */
 export function questionLang(question: string): 'zh-cn' | 'en' {
   return /\p{Script=Han}/u.test(question) ? 'zh-cn' : 'en';
+}
+
+/**
+ * The language to answer from: the question's own when it has Chinese or a few English words,
+ * the reader's interface language when it is only names or numbers (`SITE_URL?`, `chat:add`).
+ */
+export function readerLang(question: string, locale?: 'zh-cn' | 'en'): 'zh-cn' | 'en' {
+  if (!locale || /\p{Script=Han}/u.test(question) || /[a-z]{2,}[\s,.?!]+[a-z]{2,}/i.test(question.replace(/[\w-]*[_:/`][\w:/`-]*/g, ' '))) return questionLang(question);
+  return locale;
 }
 
 // Words that carry no topic: asking words in both languages.
@@ -369,7 +380,7 @@ export class RetrievalCache {
 export async function retrieve(db: Db, question: string, options: RetrieveOptions, cache?: RetrievalCache): Promise<Source[]> {
   const words = keywordsOf(question);
   if (!words.length) return [];
-  const lang = questionLang(question);
+  const lang = readerLang(question, options.locale);
   if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${HOW.test(question) ? 'how' : ''}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
   const [docs, posts] = await Promise.all([docPassages(db, words, options.member, lang), forumPassages(db, words, lang)]);
   const all = [...docs, ...posts];
