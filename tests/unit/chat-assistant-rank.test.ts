@@ -96,6 +96,8 @@ describe('quoteMarkdown', () => {
     expect(lines.at(-1)).toBe('> …');
     expect(quote).not.toContain('After.');
     expect(quoteMarkdown('First paragraph.\n\nSecond paragraph that is much longer than the rest.', 20)).toBe('> First paragraph.\n>\n> …');
+    // A long leading paragraph is shortened at the length, with an ellipsis.
+    expect(quoteMarkdown(`${'word '.repeat(100)}end.`, 50)).toBe(`> ${'word '.repeat(10).trimEnd()}…`);
   });
 
   it('turns callout markers into their title and headings inside the passage into bold lines', () => {

@@ -11,6 +11,11 @@ function firstSentence(text: string): string {
   return Array.from(s).length > 220 ? `${Array.from(s).slice(0, 220).join('')}…` : s;
 }
 
+function shorten(text: string, chars: number): string {
+  const all = Array.from(text);
+  return all.length > chars ? `${all.slice(0, chars).join('').trimEnd()}…` : text;
+}
+
 /** A passage's markdown in blocks: a fenced code block, a table, a list or a paragraph each. */
 function blocksOf(markdown: string): string[] {
   const blocks: string[] = [];
