@@ -121,7 +121,7 @@ describe('a quoted passage, rendered as the chat renders answers', () => {
     const markdown = 'Change them with the command line:\n\n```bash\nnpm run atrium -- config:set site_name "Acme"\n```\n\n| Setting | Default |\n|---|---|\n| `site_name` | `Atrium` |';
     const source = { n: 1, kind: 'doc' as const, title: 'Configuration', heading: 'Site settings', url: '/md/guide-en/configuration#site-settings', text: 'Change them with the command line: npm run atrium -- config:set site_name "Acme" Setting Default site_name Atrium', markdown };
     const answer = assistantAnswer('How do I change the site name?', [source], 'en', '/ask/post');
-    const html = renderMarkdown(linkCitations(answer, [{ n: 1, kind: 'doc', title: source.title, heading: source.heading, url: source.url, excerpt: '' }]), {}).html;
+    const html = renderMarkdown(linkCitations(answer, [{ n: 1, title: source.title, heading: source.heading, url: source.url }]), {}).html;
     const quote = /<blockquote>([\s\S]*?)<\/blockquote>/.exec(html)?.[1] ?? '';
     expect(quote).toMatch(/<pre[^>]*>[\s\S]*config:set site_name/);
     expect(quote).toMatch(/<table>[\s\S]*<td><code>site_name<\/code><\/td>/);
