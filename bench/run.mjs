@@ -20,10 +20,12 @@
 //   9. chat     AI chat: time to first token added p95 ≤ 60 ms at 20 concurrent; 100 concurrent replies
 //               within RSS +100 MB and 10 % of the test server's pacing; /chat ≤ 150 KB compressed JS;
 //               site assistant p95 ≤ 150 ms on the forum data set (bench/chat.mjs)
+//  9b. assistant  the site assistant cites the right page or post first: on the held-out half of
+//               bench/assistant-eval.json top-1 ≥ 80 %, top-3 ≥ 95 % (bench/assistant.mjs)
 //  10. footprint  resident memory (VmHWM/VmRSS): PGlite first start peak ≤ 450 MB, idle after every
 //               page type ≤ 300 MB; PostgreSQL idle ≤ 150 MB; against a bare node:http server
 //               (BENCH_FOOTPRINT_* in bench/footprint.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|footprint …] [-- --keep]
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|assistant|footprint …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -45,9 +47,10 @@ import { docs } from './docs.mjs';
 import { market } from './market.mjs';
 import { messages } from './messages.mjs';
 import { chat } from './chat.mjs';
+import { assistant } from './assistant.mjs';
 import { footprint } from './footprint.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, footprint };
+const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, assistant, footprint };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

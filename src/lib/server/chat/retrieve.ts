@@ -1,10 +1,10 @@
 // Grounding: what the site itself says about a question. Docs sections (members-only books only for
 // members) and forum posts with their accepted answers, found with the site's own search, cut to a
 // token budget and numbered for the model (and the site assistant) to cite as [1], [2], ….
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { askPost, askReply, mdBook, mdPage, mdSection } from '../db/schema';
-import { plainText, searchQuery } from '../search/text';
+import { plainText, searchQuery, stemWord } from '../search/text';
 
 export interface Source {
   /** 1-based: the model cites it as [n]. */
@@ -14,7 +14,10 @@ export interface Source {
   heading: string;
   /** App path with the anchor: `/md/book/page#heading` or `/ask/info/1#reply-2`. */
   url: string;
+  /** The passage as plain text within the token budget: what the model reads. */
   text: string;
+  /** The passage's markdown (code blocks, lists and tables intact): what the site assistant quotes. */
+  markdown?: string;
 }
 
 export interface RetrieveOptions {
@@ -24,6 +27,8 @@ export interface RetrieveOptions {
   tokenBudget: number;
   /** Most passages to keep. */
   limit?: number;
+  /** The reader's interface language: it decides for a question written in neither language (`SITE_URL?`). */
+  locale?: 'zh-cn' | 'en';
 }
 
 /**
@@ -34,12 +39,23 @@ export function questionLang(question: string): 'zh-cn' | 'en' {
   return /\p{Script=Han}/u.test(question) ? 'zh-cn' : 'en';
 }
 
+/**
+ * The language to answer from: the question's own when it has Chinese or a few English words,
+ * the reader's interface language when it is only names or numbers (`SITE_URL?`, `chat:add`).
+ */
+export function readerLang(question: string, locale?: 'zh-cn' | 'en'): 'zh-cn' | 'en' {
+  if (!locale || /\p{Script=Han}/u.test(question) || /[a-z]{2,}[\s,.?!]+[a-z]{2,}/i.test(question.replace(/[\w-]*[_:/`][\w:/`-]*/g, ' '))) return questionLang(question);
+  return locale;
+}
+
 // Words that carry no topic: asking words in both languages.
 const STOP = new Set(('a an the and or but of to in on at for from by with into about how what why when where which who whom whose is are was were be been being do does did '
   + 'can could should would will shall may might must i me my we our you your it its this that these those there here please help want need get use using make '
   + 'not no yes if then than so as any some all more most other such only own same too very just also')
   .split(' '));
-const CJK_STOP = new Set(['如何', '怎么', '怎样', '怎么样', '什么', '为什么', '哪里', '哪个', '哪些', '可以', '能否', '是否', '能不能', '请问', '一下', '我们', '你们', '他们', '这个', '那个', '这些', '那些', '的', '了', '吗', '呢', '吧', '啊', '把', '将', '到', '在', '和', '与', '或', '是', '有', '我', '你', '他', '她', '它', '要', '想', '能', '会', '用', '给', '让', '从', '对', '中', '上', '下', '里', '去', '来', '也', '都', '就', '还', '又', '很', '个', '该', '应该', '需要']);
+const CJK_STOP = new Set(['如何', '怎么', '怎样', '怎么样', '什么', '为什么', '哪里', '哪个', '哪些', '可以', '能否', '是否', '能不能', '请问', '一下', '一个', '怎么办', '我们', '你们', '他们', '这个', '那个', '这些', '那些', '的', '了', '吗', '呢', '吧', '啊', '把', '将', '到', '在', '和', '与', '或', '是', '有', '我', '你', '他', '她', '它', '要', '想', '能', '会', '用', '给', '让', '从', '对', '中', '上', '下', '里', '去', '来', '也', '都', '就', '还', '又', '很', '个', '该', '应该', '需要']);
+// Never part of a word: particles, pronouns, modal verbs.
+const PARTICLES = new Set(['的', '了', '吗', '呢', '吧', '啊', '能', '会', '要', '想', '我', '你', '他', '她', '它', '和', '与', '或', '也', '都', '就', '还', '又', '很', '个', '该', '是', '有']);
 const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]/u;
 const SEGMENTER = new Intl.Segmenter('zh', { granularity: 'word' });
 
@@ -71,9 +87,18 @@ export function keywordsOf(question: string): string[] {
     for (const w of glueRun(run)) if (Array.from(w).length >= 2 && !words.includes(w)) words.push(w);
     run = [];
   };
-  for (const seg of SEGMENTER.segment(question.normalize('NFKC').toLowerCase())) {
+  const segs = [...SEGMENTER.segment(question.normalize('NFKC').toLowerCase())];
+  const loneSingle = (i: number): boolean => {
+    const s = segs[i];
+    if (!s?.isWordLike || !CJK.test(s.segment) || CJK_STOP.has(s.segment) || Array.from(s.segment).length !== 1) return false;
+    const next = segs[i + 1];
+    return !(next?.isWordLike && CJK.test(next.segment) && !CJK_STOP.has(next.segment) && Array.from(next.segment).length === 1);
+  };
+  for (const [i, seg] of segs.entries()) {
     const w = seg.segment;
     if (seg.isWordLike && CJK.test(w) && !CJK_STOP.has(w)) { run.push(w); continue; }
+    // A one-character stop word the segmenter cut off a word (上|传 → 上传) stays with it.
+    if (seg.isWordLike && CJK_STOP.has(w) && Array.from(w).length === 1 && !PARTICLES.has(w) && loneSingle(i + 1)) { run.push(w); continue; }
     endRun();
     if (seg.isWordLike && !CJK.test(w) && !STOP.has(w) && w.length >= 2 && !words.includes(w)) words.push(w);
   }
@@ -111,24 +136,178 @@ function cut(text: string, tokens: number): string {
   return `${text.slice(0, end).trimEnd()}…`;
 }
 
-interface Passage { kind: Source['kind']; title: string; heading: string; url: string; text: string; score: number }
+/**
+ * A candidate passage. `markdown` is what a quote shows (code, lists and tables intact); `text` its
+ * plain text, for matching and for the model.
+ */
+interface Passage {
+  kind: Source['kind']; title: string; heading: string; url: string; text: string; markdown: string;
+  /** The page's opening section (its heading is the page title), not a section under a heading. */
+  intro: boolean;
+  /** Written in the question's language. */
+  sameLang: boolean;
+  /** PostgreSQL's ts_rank for docs (0 for forum passages, which are found by title). */
+  rank: number;
+  score: number;
+}
+
+/**
+ * A word with this stem and a short ending (upload → uploaded, stor → storage), not any word it
+ * begins (post is not postgresql): the search index matches prefixes, a passage's score should not.
+ */
+const latinWord = (stem: string, flags = ''): RegExp => new RegExp(`(?<![a-z0-9])${stem}[a-z]{0,4}(?![a-z])`, flags);
+
+/**
+ * How much of a topic word a plain text holds, 0 to 1: a Latin word as a word starting with its
+ * stem (all or nothing), a CJK word by the share of its two-character pieces found (the segmenter
+ * glues runs like 会员加 that only partly occur).
+ */
+export function holds(text: string, word: string): number {
+  const folded = text.normalize('NFKC').toLowerCase();
+  if (CJK.test(word)) {
+    if (folded.includes(word)) return 1;
+    const chars = Array.from(word);
+    if (chars.length < 3) return 0;
+    const pairs = chars.slice(1).map((c, i) => chars[i]! + c);
+    return pairs.filter((p) => folded.includes(p)).length / pairs.length;
+  }
+  const stem = stemWord(word).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return latinWord(stem).test(folded) ? 1 : 0;
+}
+
+/** How often a plain text holds a topic word (whole CJK word, or a Latin word by its stem). */
+export function occurrences(text: string, word: string): number {
+  const folded = text.normalize('NFKC').toLowerCase();
+  if (CJK.test(word)) return folded.split(word).length - 1;
+  const stem = stemWord(word).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return folded.match(latinWord(stem, 'g'))?.length ?? 0;
+}
+
+/** The share of a markdown passage's lines (outside code) that are table rows. */
+export function tableShare(markdown: string): number {
+  let rows = 0;
+  let lines = 0;
+  let fence: string | null = null;
+  for (const line of markdown.split('\n')) {
+    const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    if (f) {
+      if (!fence) fence = f[1]![0]!;
+      else if (f[1]![0] === fence) fence = null;
+      lines++;
+      continue;
+    }
+    if (fence || !line.trim()) continue;
+    lines++;
+    if (/^\s*\|/.test(line)) rows++;
+  }
+  return lines ? rows / lines : 0;
+}
+
+const HOW = /\b(how|steps?)\b|怎么|怎样|如何|步骤/i;
+const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
+
+export interface Scored {
+  kind: Source['kind']; title: string; heading: string; text: string; markdown: string; intro: boolean; sameLang: boolean; rank: number;
+}
+
+/**
+ * How well each passage answers, from the topic words: a word in the section's heading counts
+ * most, in the page or post title next, in the text least; rarer words (among the candidates)
+ * weigh more. An accepted answer is a solved question's answer and counts a little more; a
+ * question without one is only related. A passage that is mostly a table (a fragment of a
+ * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
+ * command; an accepted answer comes before its own question. The passages in the question's
+ * language all come before those in the other language.
+ */
+export function scorePassages(question: string, words: string[], passages: Scored[]): number[] {
+  if (!words.length) return passages.map(() => 0);
+  const df = words.map((w) => passages.filter((p) => holds(`${p.title} ${p.heading} ${p.text}`, w) > 0).length);
+  const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
+  const total = weight.reduce((a, b) => a + b, 0) || 1;
+  const how = HOW.test(question);
+  const scores = passages.map((p) => {
+    let text = 0;
+    let heading = 0;
+    let title = 0;
+    words.forEach((w, i) => {
+      text += weight[i]! * (holds(p.text, w) + 0.3 * Math.min(3, occurrences(p.text, w)) / 3);
+      if (p.kind === 'doc' && !p.intro) heading += holds(p.heading, w);
+      title += holds(p.title, w);
+    });
+    // Forum titles are the question itself: they say most of all.
+    let s = text / total + (p.kind === 'doc' ? 1.5 * heading + 0.5 * title : 1.75 * title) / words.length;
+    s += (p.rank / (p.rank + 0.2)) * 0.3;
+    if (p.kind === 'post') s *= 0.6;
+    if (tableShare(p.markdown || p.text) > 0.5) s *= 0.85;
+    if (how && PROCEDURE.test(p.markdown)) s += 0.25;
+    return p.sameLang ? 10 + s : s;
+  });
+  // A solved question's accepted answer comes before the question itself.
+  passages.forEach((p, i) => {
+    if (p.kind !== 'post') return;
+    const answer = passages.findIndex((a) => a.kind === 'answer' && a.title === p.title);
+    if (answer >= 0) scores[answer] = Math.max(scores[answer]!, scores[i]! + 0.01);
+  });
+  return scores;
+}
+
+/** Strips a leading front matter block (`---` … `---`). */
+const withoutFrontMatter = (md: string): string => md.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '');
+
+/**
+ * The markdown of a page's `ordinal`-th section, as md/render.ts's sectionsOf splits it (at
+ * headings outside code fences; 0 is the text before the first heading), without its heading
+ * line. Null when the page has fewer sections.
+ */
+export function sectionMarkdown(markdown: string, ordinal: number): string | null {
+  const chunks: string[][] = [[]];
+  let fence: string | null = null;
+  for (const line of withoutFrontMatter(markdown).split('\n')) {
+    const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    if (f) {
+      if (!fence) fence = f[1]![0]!;
+      else if (f[1]![0] === fence) fence = null;
+    }
+    if (!fence && /^\s{0,3}#{1,6}\s+/.test(line)) {
+      chunks.push([]);
+      continue;
+    }
+    chunks.at(-1)!.push(line);
+  }
+  const chunk = chunks[ordinal];
+  return chunk ? chunk.join('\n').trim() : null;
+}
 
 async function docPassages(db: Db, words: string[], member: boolean, lang: string): Promise<Passage[]> {
   const query = wordsQuery(words, '|');
   if (!query) return [];
   const q = sql`${query}::tsquery`;
   const rows = await db.select({
-    book: mdBook.name, page: mdPage.name, pageTitle: mdPage.title, anchor: mdSection.anchor, heading: mdSection.heading, text: mdSection.text,
+    book: mdBook.name, page: mdPage.name, pageId: mdPage.id, pageTitle: mdPage.title, anchor: mdSection.anchor, heading: mdSection.heading, text: mdSection.text,
+    ordinal: sql<number>`(select count(*)::int from md_section s2 where s2.page_id = ${mdSection.pageId} and s2.id < ${mdSection.id})`,
     rank: sql<number>`ts_rank(${mdSection.searchVector}, ${q})`, sameLang: sql<boolean>`${mdBook.lang} = ${lang}`,
   }).from(mdSection).innerJoin(mdPage, eq(mdPage.id, mdSection.pageId)).innerJoin(mdBook, eq(mdBook.id, mdSection.bookId))
     .where(and(sql`${mdSection.searchVector} @@ ${q}`, member ? undefined : eq(mdBook.visibility, 'public')))
-    .orderBy(desc(sql`${mdBook.lang} = ${lang}`), desc(sql`ts_rank(${mdSection.searchVector}, ${q})`), mdSection.id).limit(6);
-  // A section in the question's language ranks above the forum; one in the other language (the
-  // same guide translated, usually) only below it.
-  return rows.filter((r) => r.text.trim()).map((r) => ({
+    .orderBy(desc(sql`${mdBook.lang} = ${lang}`), desc(sql`ts_rank(${mdSection.searchVector}, ${q})`), mdSection.id).limit(30);
+  const found = rows.filter((r) => r.text.trim());
+  // The sections' markdown, split from their pages (one query): tables and code are told apart
+  // from prose by it, and the site assistant quotes it.
+  const ids = [...new Set(found.map((r) => r.pageId))];
+  const pages = ids.length ? await db.select({ id: mdPage.id, content: mdPage.content }).from(mdPage).where(inArray(mdPage.id, ids)) : [];
+  const content = new Map(pages.map((p) => [p.id, p.content]));
+  return found.map((r) => ({
     kind: 'doc', title: r.pageTitle, heading: r.heading, url: `/md/${r.book}/${r.page}${r.anchor ? `#${encodeURIComponent(r.anchor)}` : ''}`,
-    text: r.text, score: r.sameLang ? Number(r.rank) * 10 + 1 : Number(r.rank) * 0.1,
+    text: r.text, markdown: sectionOf(content.get(r.pageId) ?? '', Number(r.ordinal), r.text), intro: !r.anchor, sameLang: !!r.sameLang, rank: Number(r.rank), score: 0,
   }));
+}
+
+/**
+ * A section's markdown from its page; the plain text when the split does not hold the indexed
+ * text's start (a page edited in between).
+ */
+function sectionOf(page: string, ordinal: number, text: string): string {
+  const md = sectionMarkdown(page, ordinal);
+  return md && plainText(md).startsWith(Array.from(text).slice(0, 12).join('')) ? md : text;
 }
 
 /** The rows of `db.execute` (PGlite and node-postgres both answer `{ rows }`). */
@@ -143,7 +322,7 @@ const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
  * one (数据库 alone is in thousands) before ranking. The work is capped: 100 title matches are
  * ranked; a text match reads the large, out-of-line search vectors, so only the first 20 are taken.
  */
-async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
+async function forumPassages(db: Db, words: string[], lang: string): Promise<Passage[]> {
   const some = wordsQuery(words, '|');
   if (!some) return [];
   type Row = { id: number; title: string; body: string; answerId: number | null; answer: string | null };
@@ -164,11 +343,11 @@ async function forumPassages(db: Db, words: string[]): Promise<Passage[]> {
   if (!found.length) found = await find(askPost.titleVector, some, 100);
   if (!found.length) found = await find(askPost.searchVector, some, 20);
   const out: Passage[] = [];
-  found.forEach((p, i) => {
-    const score = 1 - i * 0.1;
-    if (p.answerId && p.answer) out.push({ kind: 'answer', title: p.title, heading: '', url: `/ask/info/${p.id}#reply-${p.answerId}`, text: plainText(p.answer), score: score + 0.2 });
-    out.push({ kind: 'post', title: p.title, heading: '', url: `/ask/info/${p.id}`, text: plainText(p.body), score });
-  });
+  for (const p of found) {
+    const sameLang = questionLang(p.title) === lang;
+    if (p.answerId && p.answer) out.push({ kind: 'answer', title: p.title, heading: '', url: `/ask/info/${p.id}#reply-${p.answerId}`, text: plainText(p.answer), markdown: p.answer, intro: false, sameLang, rank: 0, score: 0 });
+    out.push({ kind: 'post', title: p.title, heading: '', url: `/ask/info/${p.id}`, text: plainText(p.body), markdown: p.body, intro: false, sameLang, rank: 0, score: 0 });
+  }
   return out;
 }
 
@@ -201,22 +380,26 @@ export class RetrievalCache {
 export async function retrieve(db: Db, question: string, options: RetrieveOptions, cache?: RetrievalCache): Promise<Source[]> {
   const words = keywordsOf(question);
   if (!words.length) return [];
-  const lang = questionLang(question);
-  if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
-  const [docs, posts] = await Promise.all([docPassages(db, words, options.member, lang), forumPassages(db, words)]);
-  // Docs first (they are the reference), then forum answers, interleaved by score.
-  const all = [...docs, ...posts].sort((a, b) => b.score - a.score);
+  const lang = readerLang(question, options.locale);
+  if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${HOW.test(question) ? 'how' : ''}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
+  const [docs, posts] = await Promise.all([docPassages(db, words, options.member, lang), forumPassages(db, words, lang)]);
+  const all = [...docs, ...posts];
+  scorePassages(question, words, all).forEach((score, i) => { all[i]!.score = score; });
+  all.sort((a, b) => b.score - a.score);
   const limit = options.limit ?? 6;
   const perPassage = Math.max(80, Math.floor(options.tokenBudget / Math.min(limit, Math.max(1, all.length))));
-  const sources: Source[] = [];
+  const chosen: Passage[] = [];
+  const texts: string[] = [];
   let used = 0;
   for (const p of all) {
-    if (sources.length >= limit || used >= options.tokenBudget) break;
-    if (sources.some((s) => s.url === p.url)) continue;
+    if (chosen.length >= limit || used >= options.tokenBudget) break;
+    if (chosen.some((s) => s.url === p.url)) continue;
     const text = cut(p.text.replace(/\s+/g, ' ').trim(), Math.min(perPassage, options.tokenBudget - used));
     used += estimateTokens(text);
-    sources.push({ n: sources.length + 1, kind: p.kind, title: p.title, heading: p.heading, url: p.url, text });
+    chosen.push(p);
+    texts.push(text);
   }
+  const sources: Source[] = chosen.map((p, i) => ({ n: i + 1, kind: p.kind, title: p.title, heading: p.heading, url: p.url, text: texts[i]!, markdown: p.markdown.slice(0, 6000) }));
   return sources;
 }
 

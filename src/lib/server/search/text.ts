@@ -117,7 +117,7 @@ function stripSuffix(word: string): string {
  * anything but a–z are left alone. It does not need to be linguistically right, only the same
  * for the index and the query, which matches stems as prefixes.
  */
-function stemWord(word: string): string {
+export function stemWord(word: string): string {
   if (word.length < 4 || !/^[a-z]+$/.test(word)) return word;
   return stripSuffix(stripPlural(word));
 }
