@@ -183,7 +183,7 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     } finally {
       await reader.cancel().catch(() => undefined);
       // The reply itself runs on (as after any disconnect) until it is stopped.
-      await stopReply(a.runtime, { userId: ann.id, ip: '127.0.0.1' }, chatId);
+      await stopReply(a.runtime, { userId: ann.id, key: null }, chatId);
     }
   });
 

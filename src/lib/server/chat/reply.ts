@@ -191,7 +191,7 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
     member ? conversationOf(runtime.db, input.id) : null,
     runtime.site.get('time_zone', 'Asia/Shanghai'),
     runtime.site.get('site_name', 'Atrium'),
-    retrieve(runtime.db, question, { member, tokenBudget: settings.retrievalTokens }, streams.retrieval),
+    retrieve(runtime.db, question, { member, tokenBudget: settings.retrievalTokens, locale: asker.locale }, streams.retrieval),
   ]);
   let title = titleOf(question);
   if (conversation) {
