@@ -215,3 +215,43 @@ test.describe('axe finds no WCAG 2.2 AA violation', () => {
     });
   }
 });
+
+// The captcha is a modal dialog: announced by its name, Tab never leaves it, Escape closes it and
+// focus goes back to where it was; axe finds nothing wrong with it open. Typed with the keyboard.
+for (const lang of LANGS) {
+  test(`the captcha dialog keeps focus, closes on Escape and hands focus back (${lang})`, async ({ browser }) => {
+    test.setTimeout(90_000);
+    const context = await browser.newContext({ locale: lang === 'en' ? 'en-US' : 'zh-CN' });
+    await context.addCookies([{ name: 'ba-lang', value: lang, url: test.info().project.use.baseURL! }]);
+    const page = await context.newPage();
+    await page.goto('/user/login');
+    await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+    const name = lang === 'en' ? 'Security check' : '安全验证';
+    await page.getByLabel(lang === 'en' ? 'Account, e-mail or mobile' : '账户名 / 邮箱 / 手机号').focus();
+    await page.keyboard.type('somebody');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('forumpass1');
+    const asked = page.waitForRequest(/\/api\/common\/clickCaptcha\?id=/);
+    await page.keyboard.press('Enter');
+    await asked;
+    const dialog = page.getByRole('dialog', { name });
+    await expect(dialog).toBeVisible();
+    await expect(page.locator('.click-captcha img')).toBeVisible();
+    const inside = () => page.evaluate(() => !!document.activeElement?.closest('dialog[open]'));
+    expect(await inside()).toBe(true);
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      expect(await inside(), `Tab ${i + 1} left the dialog`).toBe(true);
+    }
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Shift+Tab');
+      expect(await inside(), `Shift+Tab ${i + 1} left the dialog`).toBe(true);
+    }
+    const found = await audit(page, `/user/login captcha ${lang}`, false);
+    expect(found.map((f) => `${f.rule} ${f.targets.join(' | ')}`)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await expect(dialog).toHaveCount(0);
+    await expect(page.getByLabel(lang === 'en' ? 'Password' : '密码', { exact: true })).toBeFocused();
+    await context.close();
+  });
+}

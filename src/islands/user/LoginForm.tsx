@@ -29,14 +29,19 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
-  // A modal dialog: focus moves into it when it opens (so Escape reaches it) and back when it closes.
-  const dialogRef = useRef<HTMLDivElement>(null);
+  // A native modal dialog: the page behind it is inert (Tab stays inside), Escape closes it, it is
+  // announced as a dialog by its name, and focus goes back to what opened it when it closes.
+  const dialogRef = useRef<HTMLDialogElement>(null);
   const pendingId = pending?.id ?? null;
   useEffect(() => {
     if (!pendingId) return;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    dialogRef.current?.focus();
-    return () => opener?.focus();
+    const dialog = dialogRef.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => {
+      if (dialog?.open) dialog.close();
+      opener?.focus();
+    };
   }, [pendingId]);
   const [countdown, setCountdown] = useState(0);
   const [login, setLogin] = useState({ username: '', password: '', keep: true });
@@ -194,23 +199,21 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
         )}
       </form>
       {pending && (
-        <div className="dialog-backdrop" role="presentation">
-          <div ref={dialogRef} tabIndex={-1} className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}
-            onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); setPending(null); } }}>
-            <ClickCaptcha
-              key={pending.id}
-              locale={props.locale}
-              captchaId={pending.id}
-              onVerified={(info) => {
-                const done = { id: pending.id, info };
-                setPending(null);
-                void (pending.purpose === 'login' ? submitLogin(done) : sendCode(done));
-              }}
-            />
-            {/* One way out besides Escape: this button (the captcha's own × would repeat it). */}
-            <button className="btn dialog-cancel" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
-          </div>
-        </div>
+        <dialog ref={dialogRef} className="dialog card" aria-label={t('user.login.captchaTitle')}
+          onCancel={(e) => { e.preventDefault(); setPending(null); }}>
+          <ClickCaptcha
+            key={pending.id}
+            locale={props.locale}
+            captchaId={pending.id}
+            onVerified={(info) => {
+              const done = { id: pending.id, info };
+              setPending(null);
+              void (pending.purpose === 'login' ? submitLogin(done) : sendCode(done));
+            }}
+          />
+          {/* One way out besides Escape: this button (the captcha's own × would repeat it). */}
+          <button className="btn dialog-cancel" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
+        </dialog>
       )}
     </div>
   );
