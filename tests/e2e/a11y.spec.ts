@@ -255,3 +255,36 @@ for (const lang of LANGS) {
     await context.close();
   });
 }
+
+// On a phone the chat's conversation list is a drawer: closed, Tab never walks into it; open, it is
+// a modal dialog that holds focus, closes on Escape and hands focus back to its button.
+test('the chat drawer on a phone is modal when open and out of reach when closed', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 390, height: 800 } });
+  await context.addCookies([{ name: 'ba-lang', value: 'en', url: test.info().project.use.baseURL! }]);
+  const page = await context.newPage();
+  await page.goto('/chat');
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+  const side = page.locator('#chat-side');
+  await expect(side).toHaveJSProperty('inert', true);
+  const menu = page.getByRole('button', { name: /Conversations/ });
+  await menu.focus();
+  await page.keyboard.press('Enter');
+  const drawer = page.getByRole('dialog', { name: 'Conversations' });
+  await expect(drawer).toBeVisible();
+  await expect(side).toHaveJSProperty('inert', false);
+  const inside = () => page.evaluate(() => !!document.activeElement?.closest('#chat-side'));
+  expect(await inside()).toBe(true);
+  for (let i = 0; i < 8; i++) {
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => {
+      const el = document.activeElement;
+      return !el || el === document.body || !!el.closest('#chat-side');
+    }), `Tab ${i + 1} reached the page behind the drawer`).toBe(true);
+  }
+  await page.keyboard.press('Escape');
+  await expect(drawer).toHaveCount(0);
+  await expect(menu).toBeFocused();
+  await expect(side).toHaveJSProperty('inert', true);
+  await context.close();
+});
