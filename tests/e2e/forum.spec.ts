@@ -68,8 +68,8 @@ test('write, reply, accept, collect and find a post', async ({ browser }) => {
   await answer.getByRole('button', { name: '采纳' }).click();
   await expect(page.locator('.reply.accepted').filter({ hasText: 'CPU 核数' })).toBeVisible();
   await expect(page.locator('.reply.accepted .badge-solved')).toHaveText('已采纳');
-  // Badges in the success colour (light theme: #1a7f37), never the error colour, with a gap after.
-  const successColour = 'rgb(26, 127, 55)';
+  // Badges in the success colour (light theme: #116329, AA on its tint), never the error colour, with a gap after.
+  const successColour = 'rgb(17, 99, 41)';
   expect(await page.locator('.reply.accepted .badge-solved').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(successColour);
   await page.reload();
   const solved = page.locator('#post .post-heading .badge-solved');

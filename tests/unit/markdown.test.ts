@@ -90,9 +90,10 @@ describe('markdown features', () => {
 
   it('renders tables, task lists and lazy images', () => {
     const html = renderMarkdown('| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n![pic](/storage/a.png)').html;
-    expect(html).toContain('<div class="table-wrap"><table>');
-    expect(html).toContain('<li class="task-item"><input type="checkbox" class="task" disabled checked> done</li>');
-    expect(html).toContain('<input type="checkbox" class="task" disabled> todo');
+    // The table's box scrolls sideways: reachable with Tab. Each task's box is named by its text.
+    expect(html).toContain('<div class="table-wrap" tabindex="0"><table>');
+    expect(html).toContain('<li class="task-item"><label class="task-label"><input type="checkbox" class="task" disabled checked> done</label></li>');
+    expect(html).toContain('<label class="task-label"><input type="checkbox" class="task" disabled> todo</label>');
     expect(html).toContain('<img src="/storage/a.png" alt="pic" loading="lazy" decoding="async">');
   });
 
@@ -100,7 +101,8 @@ describe('markdown features', () => {
     const html = renderMarkdown('```ts\nconst a: number = 1;\n```\n\n```klingon\nqapla\n```', highlighted).html;
     expect(html).toContain('class="shiki');
     expect(html).toMatch(/<span style="[^"]*color:[^"]+">const<\/span>/);
-    expect(html).toContain('<pre><code class="language-klingon">qapla\n</code></pre>');
+    expect(html).toContain('<pre tabindex="0"><code class="language-klingon">qapla\n</code></pre>');
+    expect(html.match(/<pre\b[^>]*>/g)?.every((pre) => pre.includes('tabindex="0"'))).toBe(true);
   });
 });
 
@@ -109,7 +111,10 @@ describe('task items without text', () => {
     const { html } = renderMarkdown('- [ ] a\n- [ ]\n- [x]  \n');
     expect(html).not.toContain('[ ]');
     expect(html).not.toContain('[x]');
-    expect(html.match(/<li class="task-item"><input type="checkbox" class="task" disabled( checked)?> ?/g)).toHaveLength(3);
+    expect(html.match(/<li class="task-item">(<label class="task-label">)?<input type="checkbox" class="task" disabled( checked)?/g)).toHaveLength(3);
+    // Nothing to name the empty ones by: shown, but not announced as unnamed checkboxes.
+    expect(html.match(/<input type="checkbox" class="task" disabled( checked)? aria-hidden="true">/g)).toHaveLength(2);
+    expect(html).toContain('<label class="task-label"><input type="checkbox" class="task" disabled> a</label>');
   });
 });
 

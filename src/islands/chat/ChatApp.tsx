@@ -43,6 +43,35 @@ export default function ChatApp(props: Props) {
   const [model, setModel] = useState(props.defaultModel);
   const [renaming, setRenaming] = useState<{ id: string; title: string } | null>(null);
   const [menu, setMenu] = useState(false);
+  // On phones the conversation list is a drawer over the page. Closed, it is out of reach (inert,
+  // so Tab does not walk into what is off screen); open, it is a modal dialog: the rest of the page
+  // is inert, focus moves into it, Escape closes it and focus returns to the menu button.
+  const sideRef = useRef<HTMLDivElement>(null);
+  const menuButtonRef = useRef<HTMLButtonElement>(null);
+  const [narrow, setNarrow] = useState(false);
+  useEffect(() => {
+    const mq = matchMedia('(max-width: 760px)');
+    const on = (): void => setNarrow(mq.matches);
+    on();
+    mq.addEventListener('change', on);
+    return () => mq.removeEventListener('change', on);
+  }, []);
+  useEffect(() => {
+    const side = sideRef.current;
+    if (!side) return undefined;
+    side.inert = narrow && !menu;
+    if (!narrow || !menu) return undefined;
+    const others = [...document.querySelectorAll<HTMLElement>('body > *, .chat-app > *')].filter((el) => el !== side && !el.contains(side));
+    for (const el of others) el.inert = true;
+    side.querySelector<HTMLElement>('button, input, a[href]')?.focus();
+    const onKey = (e: KeyboardEvent): void => { if (e.key === 'Escape') { e.preventDefault(); setMenu(false); } };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      for (const el of others) el.inert = false;
+      document.removeEventListener('keydown', onKey);
+      menuButtonRef.current?.focus();
+    };
+  }, [menu, narrow]);
   const current = useRef<Open | null>(null);
   current.current = open;
 
@@ -114,13 +143,13 @@ export default function ChatApp(props: Props) {
 
   return (
     <div className={`chat-app${menu ? ' menu-open' : ''}`}>
-      <aside className="chat-side" id="chat-side" aria-label={t('chat.ui.conversations')}>
+      <div className="chat-side" id="chat-side" ref={sideRef} {...(narrow && menu ? { role: 'dialog', 'aria-modal': true, 'aria-label': t('chat.ui.conversations') } : {})}>
         <div className="chat-side-head">
           <button type="button" className="btn btn-primary" onClick={startNew}>{t('chat.ui.new')}</button>
           <button type="button" className="btn chat-close" onClick={() => setMenu(false)} aria-label={t('chat.ui.close')}>×</button>
         </div>
         <input type="search" className="input" value={q} placeholder={t('chat.ui.search')} aria-label={t('chat.ui.search')} maxLength={100} onChange={(e) => setQ(e.target.value)} />
-        <nav className="chat-list">
+        <nav className="chat-list" aria-label={t('chat.ui.conversations')}>
           {list.length === 0 && <p className="muted">{q.trim() ? t('chat.ui.noMatch', { q: q.trim() }) : t('chat.ui.noConversations')}</p>}
           {list.map((s) => (
             <div key={s.id} className={`chat-item${open?.id === s.id ? ' active' : ''}`}>
@@ -142,12 +171,12 @@ export default function ChatApp(props: Props) {
           ))}
         </nav>
         {!props.member && <p className="muted chat-note">{t('chat.ui.visitorNote')} <a href={props.signInUrl}>{t('chat.ui.signIn')}</a></p>}
-      </aside>
+      </div>
       {/* Phones: the open drawer dims the page behind it, and a tap there closes it. */}
       {menu && <div className="chat-backdrop" aria-hidden="true" onClick={() => setMenu(false)} />}
       <section className="chat-main">
         <div className="chat-topbar">
-          <button type="button" className="btn chat-menu" aria-controls="chat-side" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰ {t('chat.ui.menu')}</button>
+          <button type="button" ref={menuButtonRef} className="btn chat-menu" aria-controls="chat-side" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰ {t('chat.ui.menu')}</button>
           <span className="chat-title">{open?.title}</span>
         </div>
         {open && (

@@ -80,6 +80,17 @@ export default function ChatView(props: Props) {
 
   const chat = useChat<Message>({ id: chatId, messages: initial, transport, resume: true, throttle: 40 });
   const busy = chat.status === 'submitted' || chat.status === 'streaming';
+  // What a screen reader hears of an answer: the whole of it once it has finished, politely, never
+  // each token as it streams in (the message list itself is not a live region).
+  const [announced, setAnnounced] = useState('');
+  const wasStreaming = useRef(false);
+  useEffect(() => {
+    if (chat.status === 'streaming') { wasStreaming.current = true; setAnnounced(''); return; }
+    if (!wasStreaming.current) return;
+    wasStreaming.current = false;
+    const last = chat.messages.at(-1);
+    if (last?.role === 'assistant') setAnnounced(`${t('chat.ui.answer')}: ${textOfParts(last.parts as { type: string; text?: string }[])}`);
+  }, [chat.status]);
 
   // Every message the chat shows joins the tree.
   useEffect(() => {
@@ -161,7 +172,8 @@ export default function ChatView(props: Props) {
 
   return (
     <div className="chat-view">
-      <div className="chat-scroll" aria-live="polite">
+      <p className="visually-hidden" role="status">{announced}</p>
+      <div className="chat-scroll">
         {chat.messages.length === 0 && (
           <div className="chat-welcome">
             <h2>{t('chat.ui.welcome')}</h2>
@@ -197,7 +209,7 @@ export default function ChatView(props: Props) {
                   {siblings.length > 1 && (
                     <span className="chat-branch">
                       <button type="button" className="btn btn-sm" aria-label={t('chat.ui.prev')} disabled={busy || index <= 0} onClick={() => showBranch(siblings[index - 1]!)}>‹</button>
-                      <span aria-label={t('chat.ui.branch', { n: index + 1, total: siblings.length })}>{index + 1}/{siblings.length}</span>
+                      <span><span aria-hidden="true">{index + 1}/{siblings.length}</span><span className="visually-hidden">{t('chat.ui.branch', { n: index + 1, total: siblings.length })}</span></span>
                       <button type="button" className="btn btn-sm" aria-label={t('chat.ui.next')} disabled={busy || index >= siblings.length - 1} onClick={() => showBranch(siblings[index + 1]!)}>›</button>
                     </span>
                   )}

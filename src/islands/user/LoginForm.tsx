@@ -1,6 +1,6 @@
 // The login and sign-up form of /user/login. Validation uses the same schemas as the API, so both
 // say the same thing; field errors from the server appear beside their fields.
-import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { rememberUser } from '../../lib/client/stores/user';
 import { LoginInput, RegisterInput, RetrievePasswordInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
@@ -30,14 +30,32 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
-  // A modal dialog: focus moves into it when it opens (so Escape reaches it) and back when it closes.
-  const dialogRef = useRef<HTMLDivElement>(null);
+  // A native modal dialog: the page behind it is inert (Tab stays inside), Escape closes it, it is
+  // announced as a dialog by its name, and focus goes back to what opened it when it closes.
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  // Tab from the last control goes round to the first (and Shift+Tab back), not out to the browser.
+  const wrapTab = (e: KeyboardEvent<HTMLDialogElement>): void => {
+    if (e.key !== 'Tab') return;
+    const stops = [...e.currentTarget.querySelectorAll<HTMLElement>('button:not([disabled]), [href], input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])')]
+      .filter((el) => el.offsetParent !== null || el === document.activeElement);
+    if (stops.length === 0) return;
+    const first = stops[0]!;
+    const last = stops.at(-1)!;
+    if (e.shiftKey ? document.activeElement === first || !e.currentTarget.contains(document.activeElement) : document.activeElement === last) {
+      e.preventDefault();
+      (e.shiftKey ? last : first).focus();
+    }
+  };
   const pendingId = pending?.id ?? null;
   useEffect(() => {
     if (!pendingId) return;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    dialogRef.current?.focus();
-    return () => opener?.focus();
+    const dialog = dialogRef.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => {
+      if (dialog?.open) dialog.close();
+      opener?.focus();
+    };
   }, [pendingId]);
   const [countdown, setCountdown] = useState(0);
   const [login, setLogin] = useState({ username: '', password: '', keep: true });
@@ -195,23 +213,21 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
         )}
       </form>
       {pending && (
-        <div className="dialog-backdrop" role="presentation">
-          <div ref={dialogRef} tabIndex={-1} className="dialog card" role="dialog" aria-modal="true" aria-label={t('user.login.captchaTitle')}
-            onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); setPending(null); } }}>
-            <ClickCaptcha
-              key={pending.id}
-              locale={props.locale}
-              captchaId={pending.id}
-              onVerified={(info) => {
-                const done = { id: pending.id, info };
-                setPending(null);
-                void (pending.purpose === 'login' ? submitLogin(done) : sendCode(done));
-              }}
-            />
-            {/* One way out besides Escape: this button (the captcha's own × would repeat it). */}
-            <button className="btn dialog-cancel" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
-          </div>
-        </div>
+        <dialog ref={dialogRef} className="dialog card" aria-label={t('user.login.captchaTitle')}
+          onCancel={(e) => { e.preventDefault(); setPending(null); }} onKeyDown={wrapTab}>
+          <ClickCaptcha
+            key={pending.id}
+            locale={props.locale}
+            captchaId={pending.id}
+            onVerified={(info) => {
+              const done = { id: pending.id, info };
+              setPending(null);
+              void (pending.purpose === 'login' ? submitLogin(done) : sendCode(done));
+            }}
+          />
+          {/* One way out besides Escape: this button (the captcha's own × would repeat it). */}
+          <button className="btn dialog-cancel" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
+        </dialog>
       )}
     </div>
   );

@@ -39,7 +39,11 @@ function validateLink(url: string): boolean {
   return SAFE_PROTOCOL.test(trimmed);
 }
 
-/** `- [ ] item` and `- [x] item` become disabled checkboxes. */
+/**
+ * `- [ ] item` and `- [x] item` become disabled checkboxes inside a label holding the item's text,
+ * so a screen reader names each box by its item ("done, checkbox, checked, dimmed"). An item
+ * without text has nothing to be named by: its box is shown but kept out of the accessibility tree.
+ */
 function taskLists(state: StateCore): void {
   const tokens = state.tokens;
   for (let i = 2; i < tokens.length; i++) {
@@ -50,9 +54,19 @@ function taskLists(state: StateCore): void {
     if (!m || !inline.children?.[0]) continue;
     const first = inline.children[0];
     first.content = first.content.slice(m[0].length);
+    const checked = m[1] === ' ' ? '' : ' checked';
     const box = new state.Token('html_inline', '', 0);
-    box.content = `<input type="checkbox" class="task" disabled${m[1] === ' ' ? '' : ' checked'}> `;
-    inline.children.unshift(box);
+    const empty = inline.children.every((c) => c.type === 'softbreak' || (c.type === 'text' && !c.content.trim()));
+    if (empty) {
+      box.content = `<input type="checkbox" class="task" disabled${checked} aria-hidden="true"> `;
+      inline.children.unshift(box);
+    } else {
+      box.content = `<label class="task-label"><input type="checkbox" class="task" disabled${checked}> `;
+      const close = new state.Token('html_inline', '', 0);
+      close.content = '</label>';
+      inline.children.unshift(box);
+      inline.children.push(close);
+    }
     tokens[i - 2]!.attrJoin('class', 'task-item');
   }
 }
@@ -195,7 +209,13 @@ function createParser(options: RenderOptions): MarkdownIt {
     tokens[idx]!.attrSet('decoding', 'async');
     return defaultImage(tokens, idx, opts, env, self);
   };
-  md.renderer.rules.table_open = () => '<div class="table-wrap"><table>\n';
+  // Code blocks and tables scroll sideways in their own box: keyboard users reach it with Tab and
+  // scroll it with the arrow keys (shiki's own <pre> already has tabindex="0").
+  for (const rule of ['fence', 'code_block'] as const) {
+    const render = md.renderer.rules[rule]!;
+    md.renderer.rules[rule] = (tokens, idx, opts, env, self) => render(tokens, idx, opts, env, self).replace(/^<pre(?![^>]*\btabindex=)/, '<pre tabindex="0"');
+  }
+  md.renderer.rules.table_open = () => '<div class="table-wrap" tabindex="0"><table>\n';
   md.renderer.rules.table_close = () => '</table></div>\n';
   return md;
 }

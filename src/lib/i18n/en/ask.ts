@@ -70,6 +70,7 @@ export default {
   'ask.vote.up': 'Vote up',
   'ask.vote.down': 'Vote down',
   'ask.vote.score': 'Score {score}',
+  'ask.vote.scoreName': 'Score',
   'ask.report.action': 'Report',
   'ask.report.reason': 'Reason for the report',
   'ask.report.submit': 'Send report',

@@ -67,6 +67,7 @@ export default {
   'ask.vote.up': '赞同',
   'ask.vote.down': '反对',
   'ask.vote.score': '得票 {score}',
+  'ask.vote.scoreName': '得票',
   'ask.report.action': '举报',
   'ask.report.reason': '举报理由',
   'ask.report.submit': '提交举报',
