@@ -42,8 +42,9 @@ export async function main(): Promise<void> {
     throw err;
   }
   const { log } = runtime;
-  // A new PGlite site's files come out of the template tarball with the tarball's modes.
-  if (!config.databaseUrl) makeOwnerOnly(join(config.dataDir, 'db'));
+  // PGlite sets some modes itself: a new site's files come out of the template tarball with the
+  // tarball's modes, and the relation cache files it rewrites at every start are 0644.
+  if (!config.databaseUrl) makeOwnerOnly(join(config.dataDir, 'db'), true);
   log.info(`database ready (${runtime.database.kind}: ${runtime.database.where})${config.redisUrl ? ', redis connected' : ''}`);
   if (migrateOnly) {
     if (process.argv.includes('--demo')) {

@@ -22,7 +22,7 @@ export interface StartOptions {
   postgres?: boolean;
   /** Reuse this data directory instead of a fresh copy. */
   dataDir?: string;
-  /** Milliseconds to wait for "listening" (a first start seeds the database); 20 s by default. */
+  /** Milliseconds to wait for "listening" (a first start seeds the database); 60 s by default (a loaded 2-core host needed over 20). */
   startTimeout?: number;
   /** Start the server with this umask (octal, e.g. '022') instead of the test runner's. */
   umask?: string;
@@ -63,7 +63,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   child.stderr.on('data', (d: Buffer) => { logs += d.toString(); });
   child.stdout.on('data', (d: Buffer) => { logs += d.toString(); });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), opts.startTimeout ?? 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), opts.startTimeout ?? 60_000);
     const onData = (): void => {
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(logs);
       if (m) { clearTimeout(timer); resolve(Number(m[1])); }

@@ -171,7 +171,9 @@ describe('DATA_DIR under umask 022', () => {
   let prepared: Awaited<ReturnType<typeof preparedData>>;
   beforeAll(async () => {
     prepared = await preparedData();
-    // What a site started before this fix left: world-readable folders and files.
+    // What a site started before this fix left: world-readable folders and files (and no mark
+    // saying the tree was made owner-only).
+    rmSync(join(prepared.dataDir, '.owner-only'), { force: true });
     chmodSync(prepared.dataDir, 0o755);
     chmodSync(join(prepared.dataDir, 'db'), 0o755);
     chmodSync(join(prepared.dataDir, 'db', 'PG_VERSION'), 0o644);
