@@ -114,28 +114,50 @@ function humanBytes(n: number): string {
 }
 
 /**
- * A request Node could not parse (headers or address over its limit, malformed): answered before
- * any handler runs. On /api the reply is still the envelope, in the language the raw headers ask for.
+ * The methods Atrium answers. Any other is refused before routing: the Request Astro builds cannot
+ * even hold TRACE, TRACK or CONNECT (it threw, and every such request was a 500 with a stack logged).
+ */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const ALLOW = [...METHODS].join(', ');
+
+/** The `501 Not Implemented` reply to a method Atrium does not answer: the envelope on /api, a plain line elsewhere. */
+function unsupportedMethod(method: string, path: string, header: (name: string) => string | undefined): { type: string; body: string } {
+  const locale = apiLocale(header, negotiateLocale(header('cookie'), header('accept-language')));
+  // What the client sent, shown back only as printable token characters and never at length.
+  const msg = translator(locale, 'api')('api.methodNotImplemented', { method: method.replace(/[^!#$%&'*+.^_`|~0-9A-Za-z-]/g, '').slice(0, 32) });
+  if (path.startsWith('/api/')) return { type: 'application/json; charset=utf-8', body: JSON.stringify({ code: 0, msg, data: null, time: Math.floor(Date.now() / 1000) }) };
+  return { type: 'text/plain; charset=utf-8', body: `${msg}\n` };
+}
+
+/** Ends a connection Node handed over (a parse error, CONNECT) with one complete reply. */
+function endSocket(socket: Duplex, status: string, reply: { type: string; body: string }, extra = ''): void {
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: ${reply.type}\r\ncontent-length: ${Buffer.byteLength(reply.body)}\r\ncache-control: no-store\r\n${extra}connection: close\r\n\r\n${reply.body}`);
+}
+
+/**
+ * A request Node could not parse (headers or address over its limit, a method it does not know,
+ * malformed): answered before any handler runs. On /api the reply is still the envelope, in the
+ * language the raw headers ask for.
  */
 export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
   if (!socket.writable || (err.code === 'ECONNRESET')) { socket.destroy(); return; }
   const head = err.rawPacket?.toString('latin1') ?? '';
+  const header = (name: string): string | undefined => new RegExp(`\r\n${name}:[ \t]*([^\r\n]*)`, 'i').exec(head)?.[1];
+  const [, method = '', path = ''] = /^(\S*) (\S*)/.exec(head) ?? [];
+  if (err.code === 'HPE_INVALID_METHOD') {
+    endSocket(socket, '501 Not Implemented', unsupportedMethod(method, path, header), `allow: ${ALLOW}\r\n`);
+    return;
+  }
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-  const isApi = /^[A-Z]+ \/api\//.test(head);
-  let body: string;
-  let type: string;
-  if (isApi) {
-    const header = (name: string): string | undefined => new RegExp(`\r\n${name}:[ \t]*([^\r\n]*)`, 'i').exec(head)?.[1];
+  if (path.startsWith('/api/')) {
     const locale = apiLocale(header, negotiateLocale(header('cookie'), header('accept-language')));
     const t = translator(locale, 'api');
-    body = JSON.stringify({ code: 0, msg: tooLarge ? t('api.headersTooLarge', { limit: humanBytes(maxHeaderSize) }) : t('api.badRequest'), data: null, time: Math.floor(Date.now() / 1000) });
-    type = 'application/json; charset=utf-8';
+    const body = JSON.stringify({ code: 0, msg: tooLarge ? t('api.headersTooLarge', { limit: humanBytes(maxHeaderSize) }) : t('api.badRequest'), data: null, time: Math.floor(Date.now() / 1000) });
+    endSocket(socket, status, { type: 'application/json; charset=utf-8', body });
   } else {
-    body = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
-    type = 'text/plain; charset=utf-8';
+    endSocket(socket, status, { type: 'text/plain; charset=utf-8', body: tooLarge ? 'Request Header Fields Too Large' : 'Bad Request' });
   }
-  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: ${type}\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`);
 }
 
 export interface AtriumApp {
@@ -201,10 +223,26 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
     res.once('close', () => { inFlight--; });
     try {
       const rawUrl = req.url ?? '/';
+      if (!METHODS.has(req.method ?? '')) {
+        const reply = unsupportedMethod(req.method ?? '', normalizeApiPath(rawUrl), (name) => req.headers[name] as string | undefined);
+        // Whatever body came with it is not read: the connection ends with the reply.
+        res.writeHead(501, { 'content-type': reply.type, 'content-length': Buffer.byteLength(reply.body), 'cache-control': 'no-store', allow: ALLOW, connection: 'close' });
+        res.end(req.method === 'HEAD' ? undefined : reply.body);
+        return;
+      }
       if (rawUrl === '/healthz' || rawUrl.startsWith('/healthz?')) {
-        const up = await runtime.database.ping();
-        res.writeHead(up && !shuttingDown ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        res.end(JSON.stringify({ status: up && !shuttingDown ? 'ok' : 'unavailable', database: up ? 'up' : 'down', instance: runtime.bus.instanceId }));
+        // Every dependency this instance needs to answer: the database, and Redis when configured
+        // (rate limits, sessions and the bus between instances go through it).
+        const [database, redis] = await Promise.all([runtime.database.ping(), config.redisUrl ? (runtime.pingRedis?.() ?? false) : null]);
+        const ok = database && redis !== false && !shuttingDown;
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify({
+          status: ok ? 'ok' : 'unavailable',
+          ...(shuttingDown ? { stopping: true } : {}),
+          database: database ? 'up' : 'down',
+          ...(redis === null ? {} : { redis: redis ? 'up' : 'down' }),
+          instance: runtime.bus.instanceId,
+        }));
         return;
       }
       const basics = requestBasics({ cookie: req.headers.cookie, acceptLanguage: req.headers['accept-language'], host: req.headers.host }, config.siteDomain);
@@ -269,6 +307,10 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
   };
   server.keepAliveTimeout = 65_000;
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => answerClientError(err, socket));
+  // Node hands CONNECT over as a raw socket (a tunnel request): Atrium is no proxy.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    endSocket(socket, '501 Not Implemented', unsupportedMethod('CONNECT', req.url ?? '', (name) => req.headers[name] as string | undefined), `allow: ${ALLOW}\r\n`);
+  });
   // The message center's e-mail and retention job runs on every instance (rows are claimed with SKIP LOCKED).
   const stopMessageJob = startMessageJob(runtime);
   // The message hub subscribes to the bus now, not at the first count: no drop may be missed.

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readConfig } from '../lib/server/env';
+import { exposedTrustProblem } from '../lib/server/proxy';
 import { createRuntime, type Runtime } from '../lib/server/runtime';
 import { DatabaseLockedError } from '../lib/server/db/client';
 import { assertRouteMiddleware } from '../lib/shared/routes';
@@ -12,12 +13,23 @@ import { ROUTE_MIDDLEWARE } from '../lib/server/route-middleware';
 import { createApp, type AstroHandler } from './app';
 import { startOperatorServices } from './operator';
 import { collectWhenIdle } from './idle-gc';
+import { makeOwnerOnly, OWNER_ONLY_UMASK } from './data-dir';
 
 export async function main(): Promise<void> {
+  // Before anything is written: the database, uploads, mails and packages are the owner's alone.
+  process.umask(OWNER_ONLY_UMASK);
   const config = readConfig();
+  // Before anything listens or writes: a server anyone can hand a client address to does not start.
+  const exposed = exposedTrustProblem(process.env.TRUST_PROXY, config.proxy, config.host);
+  if (exposed && !process.argv.includes('--migrate-only')) {
+    process.stderr.write(`[atrium] error ${exposed}\n`);
+    process.exit(1);
+  }
   assertRouteMiddleware(Object.keys(ROUTE_MIDDLEWARE));
   const started = Date.now();
   const migrateOnly = process.argv.includes('--migrate-only');
+  const refused = makeOwnerOnly(config.dataDir);
+  if (refused.length) process.stderr.write(`[atrium] warn ${refused.length} file(s) in ${config.dataDir} belong to another user and stay readable by others, e.g. ${refused[0]}: chown them to the server's user\n`);
   const setUp = firstStartSetup(config);
   let runtime: Runtime;
   try {
@@ -30,6 +42,9 @@ export async function main(): Promise<void> {
     throw err;
   }
   const { log } = runtime;
+  // PGlite sets some modes itself: a new site's files come out of the template tarball with the
+  // tarball's modes, and the relation cache files it rewrites at every start are 0644.
+  if (!config.databaseUrl) makeOwnerOnly(join(config.dataDir, 'db'), true);
   log.info(`database ready (${runtime.database.kind}: ${runtime.database.where})${config.redisUrl ? ', redis connected' : ''}`);
   if (migrateOnly) {
     if (process.argv.includes('--demo')) {

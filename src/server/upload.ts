@@ -19,6 +19,7 @@ import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upl
 import { isApprovedDeveloper } from '../lib/server/market/developers';
 import { packageFile, packageRoot } from '../lib/server/market/packages';
 import { checkZip } from '../lib/server/market/zip';
+import { hostAllowed } from '../lib/server/seo/sitemap';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 import { formatDate } from '../lib/shared/date';
@@ -166,10 +167,16 @@ export async function resolveUploadUser(req: IncomingMessage, runtime: Runtime):
   return row ? { user: { id: row.id }, tokenExpired: false, viaCookie } : { user: null, tokenExpired };
 }
 
-function fullUrl(req: IncomingMessage, cdnUrl: string, url: string): string {
+/**
+ * Where a stored file is shown: under the CDN when one is set, else on the public origin as pages
+ * name it (SITE_URL; without it the request's Host only when publicOrigin would use it: ALLOWED_HOSTS,
+ * SITE_DOMAIN's hosts, loopback), else the path itself. A forged Host never reaches the reply.
+ */
+function fullUrl(req: IncomingMessage, config: Runtime['config'], cdnUrl: string, url: string): string {
   if (cdnUrl) return cdnUrl + url;
+  if (config.siteUrl) return config.siteUrl + url;
   const host = req.headers.host ?? '';
-  return /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? `//${host}${url}` : url;
+  return /^[A-Za-z0-9.\-:[\]]+$/.test(host) && hostAllowed(host, config.allowedHosts, config.siteDomain) ? `//${host}${url}` : url;
 }
 
 /** The name kept in the row: no folders or control characters, at most 120 characters with the suffix. */
@@ -215,12 +222,12 @@ function withRandomTail(url: string): string {
 
 type AttachmentRow = typeof attachment.$inferSelect;
 
-function fileReply(row: AttachmentRow, req: IncomingMessage, cdnUrl: string) {
+function fileReply(row: AttachmentRow, req: IncomingMessage, config: Runtime['config'], cdnUrl: string) {
   return {
     id: row.id, topic: row.topic, admin_id: row.adminId, user_id: row.userId, url: row.url,
     width: row.width, height: row.height, name: row.name, size: row.size, mimetype: row.mimetype,
     storage: row.storage, sha1: row.sha1, last_upload_time: row.lastUploadTime,
-    suffix: fileSuffix(row.name), full_url: fullUrl(req, cdnUrl, row.url),
+    suffix: fileSuffix(row.name), full_url: fullUrl(req, config, cdnUrl, row.url),
   };
 }
 
@@ -318,7 +325,7 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
         const [bumped] = await runtime.db.update(attachment)
           .set({ quote: sql`${attachment.quote} + 1`, lastUploadTime: now })
           .where(eq(attachment.id, existing.id)).returning();
-        return sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(bumped ?? existing, req, settings.cdnUrl) });
+        return sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(bumped ?? existing, req, runtime.config, settings.cdnUrl) });
       }
       // The row outlived its file: forget it and store the upload afresh.
       await runtime.db.delete(attachment).where(eq(attachment.id, existing.id));
@@ -347,7 +354,7 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
       await unlink(placed).catch(() => undefined);
       throw err;
     }
-    sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(row!, req, settings.cdnUrl) });
+    sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(row!, req, runtime.config, settings.cdnUrl) });
   } catch (err) {
     runtime.log.error('upload failed', { requestId: ctx.requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
     if (res.headersSent) res.destroy();

@@ -119,11 +119,11 @@ ${site}
 }
 
 /** A request to nginx over TLS as `example.com` (the certificate is self-signed). */
-export function viaTls(port: number, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+export function viaTls(port: number, path: string, init: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host: 'example.com', ...init.headers };
     if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
-    const req = httpsRequest({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers, servername: 'example.com', rejectUnauthorized: false, agent: false }, (res) => collectResponse(res, resolve));
+    const req = httpsRequest({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers, servername: 'example.com', rejectUnauthorized: false, agent: false, ...(init.localAddress ? { localAddress: init.localAddress } : {}) }, (res) => collectResponse(res, resolve));
     req.on('error', reject);
     if (init.body) req.write(init.body);
     req.end();

@@ -22,8 +22,10 @@ export interface StartOptions {
   postgres?: boolean;
   /** Reuse this data directory instead of a fresh copy. */
   dataDir?: string;
-  /** Milliseconds to wait for "listening" (a first start seeds the database); 20 s by default. */
+  /** Milliseconds to wait for "listening" (a first start seeds the database); 60 s by default (a loaded 2-core host needed over 20). */
   startTimeout?: number;
+  /** Start the server with this umask (octal, e.g. '022') instead of the test runner's. */
+  umask?: string;
 }
 
 /** A new PostgreSQL database copied from the migrated template; its URL. */
@@ -52,7 +54,11 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   delete env.DATABASE_URL;
   if (opts.postgres) env.DATABASE_URL = await freshPostgres();
   if (opts.env?.DATABASE_URL) env.DATABASE_URL = opts.env.DATABASE_URL;
-  const child = spawn(process.execPath, [join(ROOT, 'dist/atrium.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const entry = join(ROOT, 'dist/atrium.mjs');
+  // With a umask, a shell sets it and then becomes the server (exec): the child is still the server.
+  const child = opts.umask
+    ? spawn('/bin/sh', ['-c', `umask ${opts.umask} && exec "$0" "$@"`, process.execPath, entry], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let logs = '';
   child.stderr.on('data', (d: Buffer) => { logs += d.toString(); });
   child.stdout.on('data', (d: Buffer) => { logs += d.toString(); });

@@ -78,6 +78,15 @@ describe('request layer', () => {
     expect(notes).toEqual([{ type: 'error', message: 'Name taken' }]);
   });
 
+  it('shows the message of a limit answered with 429 (the per-address login limit), once and without a retry', async () => {
+    const calls = useFetch(json(env(0, 'Too many login attempts from your network; please try again in 15 minutes'), 429));
+    const err = await request('/api/user/checkIn', { data: {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(429);
+    expect(calls).toHaveLength(1);
+    expect(notes).toEqual([{ type: 'error', message: 'Too many login attempts from your network; please try again in 15 minutes' }]);
+  });
+
   it('retries once on a 5xx and then reports it', async () => {
     const calls = useFetch(new Response('x', { status: 502 }), new Response('x', { status: 502 }));
     await expect(request('/api/x')).rejects.toBeInstanceOf(ApiError);

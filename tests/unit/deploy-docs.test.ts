@@ -9,6 +9,7 @@ import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SERVER_ENV, SERVER_V8_FLAGS } from '../../src/server/v8-flags';
 import { STREAM_PATH } from '../../src/server/stream';
+import { exposedTrustProblem, parseTrustProxy } from '../../src/lib/server/proxy';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
@@ -98,6 +99,47 @@ describe('deploy/nginx/atrium.conf in the guides', () => {
     const sse = files('src/pages/api').filter((f) => /sendReply\(|resumeReply\(|text\/event-stream|UI_MESSAGE_STREAM_HEADERS/.test(read(f))).map(routeOf);
     expect(sse.length).toBeGreaterThan(0);
     for (const r of [...sse, STREAM_PATH]) expect(streaming.map((l) => l.path), r).toContain(r);
+  });
+});
+
+describe("deploy/nginx/atrium.conf: nginx's own refusals", () => {
+  const targets = [...conf.matchAll(/^\s*error_page ([\d ]+?) (?:=\d+ )?(\S+);$/gm)].map((m) => ({ statuses: m[1]!.split(' '), target: m[2]! }));
+
+  it('sends each status nginx answers itself on /api to an internal answer of its own', () => {
+    expect(targets.flatMap((t) => t.statuses).sort()).toEqual(['400', '405', '413', '414', '494', '502', '504']);
+    for (const { target } of targets) {
+      const body = new RegExp(`location = ${target.replaceAll('/', '\\/')} \\{([\\s\\S]*?)\\n  \\}`).exec(conf)?.[1];
+      expect(body, target).toBeDefined();
+      expect(body).toContain('internal;');
+      expect(body).toContain('default_type application/json;');
+      // Both languages, each an envelope.
+      const replies = [...body!.matchAll(/return \d+ '(.*)';/g)].map((m) => JSON.parse(m[1]!.replace('$atrium_time', '1').replace('$atrium_method', 'TRACE')) as Record<string, unknown>);
+      expect(replies.length, target).toBeGreaterThanOrEqual(1);
+      for (const r of replies) expect(Object.keys(r)).toEqual(['code', 'msg', 'data', 'time']);
+    }
+  });
+
+  it('names the body limit it enforces in its 413 answer', () => {
+    const limit = /client_max_body_size (\d+)m;/.exec(conf)![1];
+    const answer = /location = \/__atrium\/413 \{([\s\S]*?)\n {2}\}/.exec(conf)![1]!;
+    expect(answer).toContain(`the limit is ${limit} MB`);
+    expect(answer).toContain(`最大允许 ${limit} MB`);
+  });
+});
+
+describe('TRUST_PROXY in the deployment files', () => {
+  it('names the proxy by its address: a count would trust every peer', () => {
+    const systemd = /^#\s+TRUST_PROXY=(\S+)$/m.exec(unit)![1]!;
+    const composed = /^ {4}TRUST_PROXY: "([^"]+)"$/m.exec(compose)![1]!;
+    const confLine = /TRUST_PROXY=(\S+)/.exec(conf)![1]!;
+    for (const value of [systemd, composed, confLine]) {
+      expect(parseTrustProxy(value)?.addresses, value).not.toBeNull();
+      expect(exposedTrustProblem(value, parseTrustProxy(value), '0.0.0.0')).toBeNull();
+    }
+    // compose: the address is nginx's, fixed on the network compose defines.
+    expect(compose).toContain(`ipv4_address: ${composed}`);
+    const subnet = /- subnet: (\S+)/.exec(compose)![1]!;
+    expect(parseTrustProxy(subnet)!.addresses!.check(composed)).toBe(true);
   });
 });
 

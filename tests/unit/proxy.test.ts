@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forwardedClientIp, forwardedProto, parseTrustProxy } from '../../src/lib/server/proxy';
+import { exposedTrustProblem, forwardedClientIp, forwardedProto, parseTrustProxy } from '../../src/lib/server/proxy';
 
 describe('TRUST_PROXY', () => {
   it('reads off, a number of proxies, or proxy addresses', () => {
@@ -38,5 +38,26 @@ describe('the client address behind proxies', () => {
     expect(forwardedProto('https', '127.0.0.1', null)).toBeNull();
     expect(forwardedProto('https', '127.0.0.1', true)).toBe('https');
     expect(forwardedProto('gopher', '127.0.0.1', true)).toBeNull();
+  });
+});
+
+describe('a count of proxies on an address beyond loopback', () => {
+  const problem = (value: string, host: string): string | null => exposedTrustProblem(value, parseTrustProxy(value), host);
+
+  it('is refused off loopback, with the fix named', () => {
+    for (const host of ['0.0.0.0', '::', '192.0.2.10', '10.0.0.5', 'example.com']) {
+      expect(problem('1', host), host).toMatch(/^TRUST_PROXY=1 believes X-Forwarded-For from any peer, and HOST=/);
+      expect(problem('1', host)).toContain('TRUST_PROXY=127.0.0.1');
+    }
+    expect(problem('true', '0.0.0.0')).toMatch(/^TRUST_PROXY=true /);
+    expect(problem('2', '0.0.0.0')).toMatch(/^TRUST_PROXY=2 /);
+  });
+
+  it('is allowed on loopback, and proxy addresses are allowed anywhere', () => {
+    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(problem('1', host), host).toBeNull();
+    expect(problem('127.0.0.1', '0.0.0.0')).toBeNull();
+    expect(problem('172.30.57.10', '::')).toBeNull();
+    expect(problem('0', '0.0.0.0')).toBeNull();
+    expect(problem('', '0.0.0.0')).toBeNull();
   });
 });

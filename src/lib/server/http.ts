@@ -22,6 +22,8 @@ export class AppError extends Error {
       fields?: Record<string, string>;
       /** Field errors as message keys, translated when the reply is made. */
       fieldKeys?: Record<string, string>;
+      /** Headers of the reply (`retry-after` on a limit). */
+      headers?: Record<string, string>;
     } = {},
   ) {
     super(key);
@@ -45,13 +47,13 @@ export function ok<T>(data: T, msg = ''): Response {
 export function errorResponse(err: unknown, locale: Locale, requestId: string, log?: (msg: string, extra: Record<string, unknown>) => void): Response {
   const t = translator(locale, 'api');
   if (err instanceof AppError) {
-    const { code = Code.error, status = 200, data, values, fieldKeys } = err.options;
+    const { code = Code.error, status = 200, data, values, fieldKeys, headers } = err.options;
     const fields = fieldKeys
       ? Object.fromEntries(Object.entries(fieldKeys).map(([k, v]) => [k, translateAny(locale, v, values)]))
       : err.options.fields;
     // "Incorrect parameter" tells the user nothing: the first field's own message says what to fix.
     const first = err.key === 'api.invalidInput' && fields ? Object.values(fields)[0] : undefined;
-    return envelope({ code, msg: first ?? translateAny(locale, err.key, values), data: fields ? { ...(data as object | undefined), fields } : (data ?? null) }, status);
+    return envelope({ code, msg: first ?? translateAny(locale, err.key, values), data: fields ? { ...(data as object | undefined), fields } : (data ?? null) }, status, headers);
   }
   if (isBadInputError(err)) {
     log?.('input refused by the database', { requestId, err: err instanceof Error ? err.message : String(err) });

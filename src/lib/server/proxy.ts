@@ -71,3 +71,23 @@ export function forwardedProto(header: string | null | undefined, peer: string, 
   const proto = pick(header, peer, t, false)?.toLowerCase();
   return proto === 'https' || proto === 'http' ? proto : null;
 }
+
+/** Addresses only this machine can connect to (what HOST may be for a count of proxies to be safe). */
+function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1') return true;
+  const a = v4mapped(h);
+  return isIP(a) === 4 && a.startsWith('127.');
+}
+
+/**
+ * Why the server must not start with this trust, or null: a number of proxies (`TRUST_PROXY=1`)
+ * believes X-Forwarded-For from every peer, so on an address beyond loopback anyone who reaches the
+ * port chooses the address that rate limits, lockouts and the login history see.
+ */
+export function exposedTrustProblem(value: string | undefined, trust: ProxyTrust | null | undefined, host: string): string | null {
+  if (!trust || trust.addresses || isLoopbackHost(host)) return null;
+  return `TRUST_PROXY=${(value ?? '').trim()} believes X-Forwarded-For from any peer, and HOST=${host} lets anyone who reaches this port send one (and pick the address rate limits and the login history see). `
+    + 'Name the proxies instead: TRUST_PROXY=<their addresses or CIDR ranges>, e.g. TRUST_PROXY=127.0.0.1,::1 for nginx on this host or TRUST_PROXY=172.30.0.0/24 for a container network; '
+    + 'or listen on loopback only (HOST=127.0.0.1).';
+}

@@ -39,6 +39,8 @@ export interface Runtime {
   log: Logger;
   /** Id of the running build, compared by browsers with /build-manifest.json. */
   buildId: string;
+  /** Whether Redis answers a PING within a second; absent without REDIS_URL (/healthz reports it). */
+  pingRedis?: () => Promise<boolean>;
   /** Counts a settled AI chat reply in /metrics: set by the HTTP server's metrics, absent in the CLI. */
   countChatReply?: (reply: { model: string; status: string; promptTokens: number; completionTokens: number; points: number }) => void;
   close(): Promise<void>;
@@ -69,6 +71,7 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     else await seed();
     let bus: Bus;
     let limiter: RateLimiter;
+    let pingRedis: Runtime['pingRedis'];
     if (config.redisUrl) {
       const { Redis } = await import('ioredis');
       const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
@@ -76,6 +79,17 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
       closers.unshift(async () => redis.disconnect());
       bus = await createRedisBus(redis, config.redisPrefix);
       limiter = createRedisLimiter(redis, config.redisPrefix);
+      // A lost connection shows at once in the client's status; a Redis that hangs, by the timeout.
+      pingRedis = async () => {
+        if (redis.status !== 'ready') return false;
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), 1000); });
+        try {
+          return await Promise.race([redis.ping().then((r) => r === 'PONG', () => false), late]);
+        } finally {
+          clearTimeout(timer);
+        }
+      };
     } else {
       bus = createMemoryBus();
       limiter = createMemoryLimiter();
@@ -93,6 +107,7 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     let closing: Promise<void> | null = null;
     return {
       config, database, db: database.db, bus, limiter, pageCache, memo, site, rules, sessions, mailer, tokenSecret: secret, log,
+      ...(pingRedis ? { pingRedis } : {}),
       buildId: readBuildId(config.root),
       close: () => (closing ??= (async () => {
         for (const close of closers) await close().catch((err: unknown) => log.error('close failed', { err: String(err) }));

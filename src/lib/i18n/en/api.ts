@@ -5,6 +5,7 @@ export default {
   'api.ok': 'Operation successful',
   'api.notFound': 'No such API: {path}',
   'api.methodNotAllowed': 'Method not allowed: {method}',
+  'api.methodNotImplemented': 'This site does not support the {method} method',
   'api.tooLarge': 'The request body is too large; the limit is {limit}',
   'api.lengthRequired': 'The request needs a Content-Length header',
   'api.rateLimited': 'Too many requests, please try again in {seconds} {seconds|second|seconds}',

@@ -3,6 +3,7 @@ export default {
   'api.ok': '操作成功',
   'api.notFound': '接口不存在：{path}',
   'api.methodNotAllowed': '不支持的请求方法：{method}',
+  'api.methodNotImplemented': '本站不支持 {method} 请求方法',
   'api.tooLarge': '请求内容过大，最大允许 {limit}',
   'api.lengthRequired': '请求需要 Content-Length 头',
   'api.rateLimited': '请求过于频繁，请 {seconds} 秒后再试',

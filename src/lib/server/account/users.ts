@@ -118,7 +118,7 @@ function takenError(taken: Record<string, string>): AppError {
  */
 export async function login(rt: Runtime, input: { account: string; password: string; keep: boolean; ip: string; userAgent?: string }): Promise<{ row: UserRow; session: IssuedSession }> {
   const perIp = await rt.limiter.hit(`login-ip:${input.ip}`, rt.config.loginIpLimit, 900);
-  if (!perIp.allowed) throw new AppError('account.ipLimited', { values: { minutes: Math.ceil(perIp.retryAfter / 60) } });
+  if (!perIp.allowed) throw new AppError('account.ipLimited', { status: 429, headers: { 'retry-after': String(perIp.retryAfter) }, values: { minutes: Math.ceil(perIp.retryAfter / 60) } });
   const row = await findByAccount(rt.db, input.account);
   // A known member's attempts go to their login history (unknown names have no one to show them to).
   const attempt = (result: LoginAttempt['result']): LoginAttempt => ({ userId: row!.id, method: 'password', result, ip: input.ip, userAgent: input.userAgent ?? '' });

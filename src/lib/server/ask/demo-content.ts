@@ -312,7 +312,7 @@ server {
 
 \`\`\`bash
 export SITE_DOMAIN=example.com
-export TRUST_PROXY=1
+export TRUST_PROXY=127.0.0.1
 \`\`\`
 
 ## 踩坑记录
@@ -320,7 +320,7 @@ export TRUST_PROXY=1
 - \`SITE_DOMAIN\` 只能写裸域名，写成 \`https://example.com\` 服务会在启动时报错退出。
 - 代理没有传 \`Host\` 头时，所有请求都会被当成主站，看起来就像子域名"没生效"。不认识的主机名一律按主站处理。
 - 登录状态以及语言、主题 Cookie 都设置在 \`.example.com\` 上，在几个子域名之间切换不用重新登录。
-- 只有设置了 \`TRUST_PROXY=1\` 才会从 \`X-Forwarded-For\` 取客户端地址，否则限流看到的全是代理的地址。`,
+- 只有设置了 \`TRUST_PROXY\`（代理的地址，nginx 在本机时是 \`127.0.0.1\`）才会从 \`X-Forwarded-For\` 取客户端地址，否则限流看到的全是代理的地址。写成 \`TRUST_PROXY=1\` 会相信任何来源，服务只在监听 127.0.0.1 时才接受。`,
     replies: [
       {
         author: 'helper',
@@ -384,7 +384,7 @@ server {
 
 \`\`\`bash
 export SITE_DOMAIN=example.com
-export TRUST_PROXY=1
+export TRUST_PROXY=127.0.0.1
 \`\`\`
 
 ## Gotchas
@@ -392,7 +392,7 @@ export TRUST_PROXY=1
 - \`SITE_DOMAIN\` is a bare domain: \`https://example.com\` stops the server at start with an error saying so.
 - If the proxy drops \`Host\`, every request looks like the main site. Unknown host names are always treated as the main site.
 - The login cookies and the language and theme cookies are set for \`.example.com\`, so members stay logged in as they move between subdomains.
-- Without \`TRUST_PROXY=1\` every client address is the proxy's, and rate limits lump all your visitors together.`,
+- Without \`TRUST_PROXY\` (the proxy's address: \`127.0.0.1\` for nginx on the same host) every client address is the proxy's, and rate limits lump all your visitors together. \`TRUST_PROXY=1\` believes any peer, so the server accepts it only while listening on 127.0.0.1.`,
     replies: [
       {
         author: 'helper',
