@@ -13,6 +13,7 @@ import zh from '../../src/lib/i18n/zh-cn/captcha';
 import en from '../../src/lib/i18n/en/captcha';
 import zhApi from '../../src/lib/i18n/zh-cn/api';
 import enApi from '../../src/lib/i18n/en/api';
+import { interpolate } from '../../src/lib/i18n/types';
 import { freshPostgres, postJson, raw, startServer, type TestServer } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 
@@ -116,7 +117,7 @@ describe('click captcha over HTTP', () => {
     expect(over.status).toBe(429);
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
     expect(over.json<Reply>().code).toBe(0);
-    expect(over.json<Reply>().msg).toBe(zhApi['api.rateLimited'].replace('{seconds}', String(over.headers['retry-after'])));
+    expect(over.json<Reply>().msg).toBe(interpolate(zhApi['api.rateLimited'], { seconds: Number(over.headers['retry-after']) }));
 
     const checkIp = from();
     for (let i = 0; i < 30; i++) {
@@ -124,7 +125,7 @@ describe('click captcha over HTTP', () => {
     }
     const checkOver = await postJson(server.url, '/api/common/checkClickCaptcha', { id: 'none', info: '1,1;350;200' }, { ...checkIp, 'think-lang': 'en' });
     expect(checkOver.status).toBe(429);
-    expect(checkOver.json<Reply>().msg).toBe(enApi['api.rateLimited'].replace('{seconds}', String(checkOver.headers['retry-after'])));
+    expect(checkOver.json<Reply>().msg).toBe(interpolate(enApi['api.rateLimited'], { seconds: Number(checkOver.headers['retry-after']) }));
     // Another address is not affected.
     expect((await raw(server.url, '/api/common/clickCaptcha?id=rl', { headers: from() })).status).toBe(200);
   });
