@@ -117,7 +117,8 @@ async function main(args: string[]): Promise<number> {
   const config = readConfig();
   const io = terminalIo();
   try {
-    if (!config.databaseUrl && existsSync(socketPath(config.dataDir))) {
+    // A running server answers on its socket (see operator.ts): it then drops its own caches.
+    if ((!config.databaseUrl || !config.redisUrl) && existsSync(socketPath(config.dataDir))) {
       const code = await viaSocket(socketPath(config.dataDir), args, io);
       if (code !== null) return code;
     }

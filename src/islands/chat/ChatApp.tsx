@@ -61,7 +61,8 @@ export default function ChatApp(props: Props) {
     if (!side) return undefined;
     side.inert = narrow && !menu;
     if (!narrow || !menu) return undefined;
-    const others = [...document.querySelectorAll<HTMLElement>('body > *, .chat-app > *')].filter((el) => el !== side && !el.contains(side));
+    const others = [...document.querySelectorAll<HTMLElement>('body > *, .chat-app > *')].filter((el) => el !== side && !el.contains(side) && !el.classList.contains('chat-backdrop'));
+    // The backdrop stays live: a tap on it closes the drawer (it is hidden from assistive technology).
     for (const el of others) el.inert = true;
     side.querySelector<HTMLElement>('button, input, a[href]')?.focus();
     const onKey = (e: KeyboardEvent): void => { if (e.key === 'Escape') { e.preventDefault(); setMenu(false); } };
