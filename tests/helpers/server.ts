@@ -22,7 +22,7 @@ export interface StartOptions {
   postgres?: boolean;
   /** Reuse this data directory instead of a fresh copy. */
   dataDir?: string;
-  /** Milliseconds to wait for "listening" (a first start seeds the database); 60 s by default (a loaded 2-core host needed over 20). */
+  /** Milliseconds to wait for "listening" (a first start seeds the database); 120 s by default: it only catches a hung process (a loaded 2-core host needed over 20 s). */
   startTimeout?: number;
   /** Start the server with this umask (octal, e.g. '022') instead of the test runner's. */
   umask?: string;
