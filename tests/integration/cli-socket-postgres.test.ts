@@ -22,7 +22,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the CLI on PostgreSQL without R
     const page = async (): Promise<string> => (await raw(server.url, '/chat', { headers: { 'accept-language': 'en' } })).text;
     expect(await page()).not.toContain('Socket test model');
     expect(await page()).not.toContain('Socket test model'); // served from the page cache now
-    const env = { ...(process.env as Record<string, string>), ATRIUM_ROOT: ROOT, DATA_DIR: server.dataDir, LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl };
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), ATRIUM_ROOT: ROOT, DATA_DIR: server.dataDir, LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl };
     delete env.REDIS_URL;
     const added = spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), 'chat:add', 'socket-test', '--base-url', 'http://127.0.0.1:9', '--model', 'm', '--title', 'Socket test model', '--audience', 'visitors'], { env, encoding: 'utf8' });
     expect(added.stderr).toBe('');
