@@ -2,7 +2,6 @@
 // a visitor cannot choose their address with X-Forwarded-For, and session cookies are Secure.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
 import { createRuntime } from '../../src/lib/server/runtime';
@@ -10,6 +9,7 @@ import { createUser } from '../../src/lib/server/account/users';
 import { startServer, type TestServer } from '../helpers/server';
 import { NGINX_MISSING, startNginx, viaTls, type Nginx } from '../helpers/nginx';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { rawExchange, type RawReply } from '../helpers/raw-exchange';
 
 if (NGINX_MISSING) console.warn(NGINX_MISSING);
 
@@ -33,21 +33,7 @@ async function dataWithMember(): Promise<string> {
 
 const EN = { 'think-lang': 'en', 'content-type': 'application/json', origin: 'https://example.com' };
 
-/** One request written byte for byte over TLS (a length announced and never sent, say), read to the end. */
-function tlsExchange(port: number, head: string): Promise<{ status: number; headers: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: '127.0.0.1', port, servername: 'example.com', rejectUnauthorized: false }, () => socket.write(head));
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [headers = '', ...rest] = text.split('\r\n\r\n');
-      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(headers)?.[1] ?? 0), headers, body: rest.join('\r\n\r\n') });
-    });
-    socket.on('error', reject);
-    socket.setTimeout(10_000, () => { socket.destroy(); reject(new Error('no answer')); });
-  });
-}
+const tlsExchange = (port: number, head: string): Promise<RawReply> => rawExchange(port, head, { tls: true });
 
 type Envelope = { code: number; msg: string; data: unknown; time: number };
 

@@ -20,6 +20,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { png } from '../helpers/files';
 import { freePort } from '../helpers/ports';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { rawExchange } from '../helpers/raw-exchange';
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -68,21 +69,6 @@ async function upload(url: string, token: string, headers: Record<string, string
   return reply.data.file;
 }
 
-/** One request written byte for byte (any method, any target), read to the end of the connection. */
-function rawExchange(port: number, head: string): Promise<{ status: number; headers: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(head));
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [headers = '', ...rest] = text.split('\r\n\r\n');
-      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(headers)?.[1] ?? 0), headers, body: rest.join('\r\n\r\n') });
-    });
-    socket.on('error', reject);
-    socket.setTimeout(10_000, () => { socket.destroy(); reject(new Error(`no answer to ${head.split('\r\n')[0]}`)); });
-  });
-}
 
 describe('TRUST_PROXY on an address beyond loopback', () => {
   it('refuses to start when a number of proxies would trust every peer, and names the fix', async () => {
