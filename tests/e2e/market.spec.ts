@@ -54,8 +54,16 @@ test.describe.serial('the module market', () => {
     await page.getByLabel('身份证号码').fill('11010519491231002X');
     // The form reloads the page once the application is in: wait for that load, or the next
     // navigation below is interrupted by it.
-    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: '提交认证' }).click()]);
-    await expect(page.getByText('认证申请已提交，请等待审核').first()).toBeVisible();
+    // Read the server's answer first, so a refusal fails here with its message instead of waiting
+    // for a reload that never comes.
+    const reloaded = page.waitForEvent('load', { timeout: 30_000 });
+    const [reply] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/developer/verif') && r.request().method() === 'POST'),
+      page.getByRole('button', { name: '提交认证' }).click(),
+    ]);
+    expect(await reply.json()).toMatchObject({ code: 1 });
+    await reloaded;
+    await expect(page.getByText('认证申请已提交，请等待审核').first()).toBeVisible({ timeout: 15_000 });
 
     expect(atrium('developer:list', 'pending')).toContain(developer);
     atrium('developer:review', developer, 'approve');
