@@ -12,8 +12,8 @@ function toMs(text) {
   return Number(m[1]) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[m[2]];
 }
 
-async function runWrk(url, { connections, seconds, headers }) {
-  const args = ['-t', '2', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '5s', '--latency'];
+async function runWrk(url, { connections, seconds, headers, threads = 2 }) {
+  const args = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--timeout', '5s', '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   args.push(url);
   const child = track(WRK, args, { stdio: ['ignore', 'pipe', 'pipe'] });

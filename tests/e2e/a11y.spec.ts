@@ -1,5 +1,6 @@
 // WCAG 2.2 AA (issue 27): axe-core finds no violation on any page type, in both languages, at
-// 1366 and 390 px, in the light and the dark theme, as a visitor, a member and an administrator.
+// 1366 and 390 px, in the light and the dark theme, as a visitor, a member and an administrator;
+// html-validate finds no error in the HTML the server sent for each (html-validate.ts).
 // One test per page type runs the eight variants of it; no rule is disabled and nothing excluded.
 // The member's content (a post with a task list, a table, code and a reply with a comment; a
 // bought module; a check-in) is made through the API the pages use; the CLI tops up and approves.
@@ -10,6 +11,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
 import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
+import { htmlErrors } from './html-validate';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const WIDTHS = [{ width: 1366, height: 900 }, { width: 390, height: 844 }] as const;
@@ -196,6 +198,11 @@ test.describe('axe finds no WCAG 2.2 AA violation', () => {
               await page.setViewportSize(WIDTHS[0]);
               const res = await page.goto(path);
               expect(res?.status(), path).toBeLessThan(500);
+              // html-validate on the HTML the server sent (the theme changes one attribute: once per language).
+              if (theme === THEMES[0]) {
+                const view = `${path} ${role} ${lang}`;
+                for (const error of await htmlErrors(await res!.text(), view)) found.push({ view, rule: 'html-validate', impact: '', nodes: 1, targets: [error], help: '' });
+              }
               for (const size of WIDTHS) {
                 await page.setViewportSize(size);
                 views += 1;
