@@ -31,8 +31,8 @@ const BYTES_BUDGET = 40_000;
 const SERVE_BUDGET = 0.4;
 const LIGHTHOUSE_BUDGET = 95;
 const KEY_P95_BUDGET = 50;
-const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
-const CHROMIUM = process.env.BENCH_CHROMIUM || '/usr/bin/chromium';
+export const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
+export const CHROMIUM = process.env.BENCH_CHROMIUM || '/usr/bin/chromium';
 const CHROME_FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu'];
 const ADMIN = { username: 'docsbench', email: 'docsbench@example.com', password: 'docsbench1' };
 const READER = { book: 'guide-en', name: 'bench-reader', title: 'Atrium in practice' };
@@ -214,7 +214,7 @@ async function measureServe(ctx, server, url) {
 // ---------------------------------------------------------------------------------------------
 // Lighthouse, through its node API, on /usr/bin/chromium started by chrome-launcher
 
-async function runLighthouse(url, preset) {
+export async function runLighthouse(url, preset) {
   // chrome-launcher comes with lighthouse: resolve it from there rather than rely on hoisting.
   const fromLighthouse = createRequire(join(ROOT, 'node_modules', 'lighthouse', 'package.json'));
   const { default: lighthouse } = await import('lighthouse');
@@ -232,7 +232,7 @@ async function runLighthouse(url, preset) {
 }
 
 /** Audits that cost points: weighted in a category and below a full score. */
-function lostPoints(lhr) {
+export function lostPoints(lhr) {
   const out = [];
   for (const id of CATEGORIES) {
     for (const ref of lhr.categories[id].auditRefs) {

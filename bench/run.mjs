@@ -22,10 +22,12 @@
 //               site assistant p95 ≤ 150 ms on the forum data set (bench/chat.mjs)
 //  9b. assistant  the site assistant cites the right page or post first: on the held-out half of
 //               bench/assistant-eval.json top-1 ≥ 80 %, top-3 ≥ 95 % (bench/assistant.mjs)
+//  11. lighthouse `/`, `/ask`, a post, a docs page, `/modules`, `/chat`, mobile and desktop:
+//               accessibility 100, SEO 100, performance ≥ 95 (bench/lighthouse.mjs)
 //  10. footprint  resident memory (VmHWM/VmRSS): PGlite first start peak ≤ 450 MB, idle after every
 //               page type ≤ 300 MB; PostgreSQL idle ≤ 150 MB; against a bare node:http server
 //               (BENCH_FOOTPRINT_* in bench/footprint.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|assistant|footprint …] [-- --keep]
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|assistant|footprint|lighthouse …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -49,8 +51,9 @@ import { messages } from './messages.mjs';
 import { chat } from './chat.mjs';
 import { assistant } from './assistant.mjs';
 import { footprint } from './footprint.mjs';
+import { lighthouse } from './lighthouse.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, assistant, footprint };
+const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, assistant, footprint, lighthouse };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
