@@ -3,6 +3,7 @@ import type { Messages } from '../types';
 
 export default {
   'chat.title': 'AI chat',
+  'chat.description': 'Ask the AI chat about this site: answers draw on its docs and forum, with their sources.',
   'chat.notFound': 'Conversation not found',
   'chat.branchNotFound': 'That message is not in this conversation',
   'chat.modelUnavailable': 'This model is not available to you',

@@ -1,5 +1,6 @@
 export default {
   'chat.title': 'AI 对话',
+  'chat.description': '向 AI 提问本站的问题：回答基于本站的文档和社区内容，并附上出处。',
   'chat.notFound': '对话不存在',
   'chat.branchNotFound': '这条消息不在该对话中',
   'chat.modelUnavailable': '你不能使用这个模型',
