@@ -62,6 +62,7 @@ describe('first start', () => {
     const page = await raw(srv.url, path!);
     expect(page.status).toBe(200);
     expect(page.text).toContain('name="site_name"');
+    expect(page.text).toContain('data-action="set-language" data-locale="en"');
     const token = new URL(path!, srv.url).searchParams.get('token')!;
     // Bad input: field errors in the caller's language, nothing spent.
     const bad = await post('/api/install/create', { token, username: '1x', email: 'nope', password: '123', site_name: '' }, '');
@@ -237,6 +238,8 @@ describe('console actions and the audit log', () => {
         const page = await raw(srv.url, `/admin/${section}`, { headers: { cookie: `${admin}; ba-lang=${lang}` } });
         expect(page.status, section).toBe(200);
         expect(page.text).toContain(lang === 'en' ? 'Admin console' : '管理后台');
+        // The console has the language switch, offering the other language.
+        expect(page.text).toContain(`data-action="set-language" data-locale="${lang === 'en' ? 'zh-cn' : 'en'}"`);
       }
     }
     expect((await raw(srv.url, '/admin/nosuch', { headers: { cookie: admin } })).status).toBe(404);
