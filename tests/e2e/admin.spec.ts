@@ -69,6 +69,13 @@ for (const width of [1366, 390]) {
       await expect(page.getByRole('heading', { level: 1, name: zh['admin.section.dashboard'] })).toBeVisible();
       await expect(page.locator('[data-attention="withdrawals"]')).toHaveText('1');
       await expect(page.locator('.admin-charts figure')).toHaveCount(7);
+      // Every visible day label of the charts lies inside its chart (the first was cut at the left edge).
+      const cut = await page.locator('.admin-charts svg').evaluateAll((svgs) => svgs.flatMap((svg) => {
+        const box = svg.getBoundingClientRect();
+        return [...svg.querySelectorAll('text.tick')].map((t) => t.getBoundingClientRect())
+          .filter((r) => r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5)).map((r) => `${r.left}-${r.right} outside ${box.left}-${box.right}`);
+      }));
+      expect(cut).toEqual([]);
       await noSidewaysScroll(page);
       await shot('dashboard');
 
