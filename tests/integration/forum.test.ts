@@ -103,6 +103,11 @@ describe('posts', () => {
     const page = (await raw(srv.url, `/ask/info/${postId}`)).text;
     expect(page.indexOf('>#postgresql<')).toBeGreaterThan(0);
     expect(page.indexOf('>#数据库<')).toBeGreaterThan(page.indexOf('>#postgresql<'));
+    // The Chinese title and body carry their language on an English page, and none on a Chinese one.
+    const english = (await raw(srv.url, `/ask/info/${postId}`, { headers: { cookie: 'ba-lang=en' } })).text;
+    expect(english).toContain('<span data-user-content lang="zh-cn">如何配置数据库连接池？</span>');
+    expect(english).toContain('<div class="markdown-body" lang="zh-cn">');
+    expect(page).not.toContain('lang="zh-cn">如何配置数据库连接池');
     const after = (await rt.db.select().from(askCategory).where(eq(askCategory.id, question)))[0]!.postCount;
     expect(after).toBe(before + 1);
     const log = await rt.db.select().from(userScoreLog).where(and(eq(userScoreLog.userId, people.asker!.row.id), eq(userScoreLog.memo, `Post #${postId} published`)));
