@@ -96,3 +96,17 @@ export async function logIn(env: E2eEnv, browser: Browser, name: string): Promis
   await expect(page).toHaveURL(/\/user\/account\/overview$/);
   return page;
 }
+
+/**
+ * A resident ID number with a valid check digit, different on every call (specs share one database
+ * and one ID number may back only one developer application).
+ */
+let idSeq = 0;
+export function uniqueIdNumber(): string {
+  const seed = Date.now() + process.pid * 7919 + (idSeq++) * 104_729;
+  const day = new Date(Date.UTC(1960, 0, 1) + (seed % 15000) * 86_400_000);
+  const body = `110108${day.toISOString().slice(0, 10).replace(/-/g, '')}${String(Math.floor(seed / 15000) % 1000).padStart(3, '0')}`;
+  const weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+  const sum = [...body].reduce((s, d, i) => s + Number(d) * weights[i]!, 0);
+  return body + '10X98765432'[sum % 11]!;
+}

@@ -6,6 +6,7 @@ import { formNonce } from '../../lib/client/nonce';
 import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
 import { PostInput } from '../../lib/shared/validation/ask';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
+import ErrorSummary from '../user/ErrorSummary';
 
 interface Props {
   messages: Messages;
@@ -57,6 +58,7 @@ export default function PostForm({ messages, categories, initial, postUrl }: Pro
   const field = (name: string) => ({ 'aria-invalid': errors[name] ? true : undefined, 'aria-describedby': errors[name] ? `${name}-error` : undefined });
   return (
     <form method="post" ref={formRef} className="post-form card" onSubmit={submit} noValidate>
+      <ErrorSummary errors={errors} formRef={formRef} messages={messages} />
       <div className="field">
         <label htmlFor="post-title">{translate(messages, 'ask.post.titleLabel')}</label>
         <input id="post-title" name="title" value={values.title} onChange={set('title')} maxLength={150} placeholder={translate(messages, 'ask.post.titlePlaceholder')} required {...field('title')} />

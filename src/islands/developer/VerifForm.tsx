@@ -4,6 +4,7 @@ import { request } from '../../lib/client/api';
 import { DeveloperApplyInput } from '../../lib/shared/validation/developer';
 import AreaSelect from '../area/AreaSelect';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
+import ErrorSummary from '../user/ErrorSummary';
 
 export interface VerifValues {
   real_name: string;
@@ -60,6 +61,7 @@ export default function VerifForm({ messages, areaLabels, initial, submitKey }: 
 
   return (
     <form method="post" ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+      <ErrorSummary errors={errors} formRef={formRef} messages={messages} />
       {input('real_name', t('developer.form.realName'), { autoComplete: 'name', maxLength: 30 })}
       {input('id_number', t('developer.form.idNumber'), { maxLength: 18, autoComplete: 'off', spellCheck: 'false', placeholder: t('developer.form.idNumberHint') })}
       {input('mobile', t('developer.form.mobile'), { type: 'tel', inputMode: 'numeric', maxLength: 11, autoComplete: 'tel-national' })}

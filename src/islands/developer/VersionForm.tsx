@@ -8,6 +8,7 @@ import { translate, useForm, zodFields, type Messages } from '../user/form-helpe
 import { uploadWithProgress } from './upload-progress';
 import { enqueueUpload, uploadConfig } from '../../lib/client/stores/upload';
 import UploadQueue from '../upload/UploadQueue';
+import ErrorSummary from '../user/ErrorSummary';
 
 interface Props {
   messages: Messages;
@@ -78,6 +79,7 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
 
   return (
     <form method="post" ref={formRef} className="card studio-form" onSubmit={submit} noValidate>
+      <ErrorSummary errors={errors} formRef={formRef} messages={messages} />
       <h2>{t('devstudio.version.new')}</h2>
       <div className="studio-row">
         <div className="field">

@@ -4,6 +4,7 @@ import type { FormEvent, ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { WithdrawInput } from '../../lib/shared/validation/studio';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
+import ErrorSummary from '../user/ErrorSummary';
 
 interface Props {
   messages: Messages;
@@ -40,6 +41,7 @@ export default function WithdrawForm({ messages, available, min }: Props): React
 
   return (
     <form method="post" ref={formRef} className="card form-narrow" onSubmit={submit} noValidate>
+      <ErrorSummary errors={errors} formRef={formRef} messages={messages} />
       <h2>{t('devstudio.withdraw.title')}</h2>
       {field('amount', t('devstudio.withdraw.amount'), t('devstudio.withdraw.amountHint', { min, available }), { inputMode: 'decimal' })}
       {field('account', t('devstudio.withdraw.account'), t('devstudio.withdraw.accountHint'), { maxLength: '120', autoComplete: 'off' })}

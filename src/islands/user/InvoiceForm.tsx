@@ -3,6 +3,7 @@ import type { FormEvent, ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { InvoiceInput } from '../../lib/shared/validation/account';
 import { translate, useForm, zodFields, type Messages } from './form-helpers';
+import ErrorSummary from './ErrorSummary';
 
 /** `orderId`/`orderNo`: the request is for one module order (from the order list); its amount is prefilled. */
 export default function InvoiceForm({ messages, available, email, orderId = 0, orderNo = '' }: { messages: Messages; available: string; email: string; orderId?: number; orderNo?: string }): ReactElement {
@@ -32,6 +33,7 @@ export default function InvoiceForm({ messages, available, email, orderId = 0, o
 
   return (
     <form method="post" ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+      <ErrorSummary errors={errors} formRef={formRef} messages={messages} />
       {orderNo && <p className="muted">{translate(messages, 'user.invoice.forOrder', { no: orderNo })}</p>}
       {field('amount', t('user.invoice.amount'))}
       {field('title', t('user.invoice.title'))}

@@ -3,6 +3,7 @@ import type { FormEvent, ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { ChangePasswordInput } from '../../lib/shared/validation/account';
 import { translate, useForm, zodFields, type Fields, type Messages } from './form-helpers';
+import ErrorSummary from './ErrorSummary';
 
 export default function PasswordForm({ messages }: { messages: Messages }): ReactElement {
   const t = (k: string): string => translate(messages, k);
@@ -35,6 +36,7 @@ export default function PasswordForm({ messages }: { messages: Messages }): Reac
 
   return (
     <form method="post" ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+      <ErrorSummary errors={errors} formRef={formRef} messages={messages} />
       {input('oldPassword', t('user.password.old'), 'current-password')}
       {input('newPassword', t('user.password.new'), 'new-password')}
       {input('confirm', t('user.password.confirm'), 'new-password')}

@@ -7,6 +7,7 @@ import { ProfileInput } from '../../lib/shared/validation/account';
 import { updateUser } from '../../lib/client/stores/user';
 import '../../lib/client/header-user';
 import { translate, useForm, zodFields, type Messages } from './form-helpers';
+import ErrorSummary from './ErrorSummary';
 
 export interface ProfileValues {
   avatar: string;
@@ -61,6 +62,7 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
 
   return (
     <form method="post" ref={formRef} className="card form-narrow" onSubmit={(e) => void submit(e)} noValidate>
+      <ErrorSummary errors={errors} formRef={formRef} messages={messages} />
       <div className="field">
         <span>{t('user.profile.avatar')}</span>
         <div className="avatar-row">
