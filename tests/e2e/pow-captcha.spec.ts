@@ -7,6 +7,7 @@ import { networkInterfaces } from 'node:os';
 import { createServer, connect, type Server } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { readEnv, type E2eEnv } from './helpers';
 
@@ -106,3 +107,61 @@ test('signs up through the captcha without pictures over plain HTTP at a LAN add
   test.slow();
   await signUpWithoutPictures(page, lanOrigin, false);
 });
+
+// The panel while it works and after a failure: named, announced, axe-clean, in both languages; a
+// failure puts focus on "Try again", which starts over. The challenge is held back (then refused)
+// by the test, so the panel stays in each state long enough to look at.
+for (const lang of ['zh-cn', 'en'] as const) {
+  test(`the challenge without pictures is announced, axe-clean and recovers from a failure (${lang})`, async ({ browser, baseURL }) => {
+    test.slow();
+    const context = await browser.newContext({ locale: lang === 'en' ? 'en-US' : 'zh-CN' });
+    await context.addCookies([{ name: 'ba-lang', value: lang, url: baseURL! }]);
+    const page = await context.newPage();
+    const en = lang === 'en';
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let calls = 0;
+    await page.route(/\/api\/common\/altcha$/, async (route) => {
+      calls++;
+      if (calls === 1) {
+        await held;
+        await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ code: 0, msg: en ? 'Refused for the test' : '测试中拒绝', data: null, time: 0 }) });
+      } else {
+        await route.continue();
+      }
+    });
+    await page.goto('/user/login?type=register');
+    await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+    await tabTo(page, page.getByRole('textbox', { name: en ? 'E-mail' : '邮箱' }));
+    await page.keyboard.type(`held${Date.now().toString(36)}@example.com`);
+    await tabTo(page, page.getByRole('button', { name: en ? 'Send code' : '获取验证码' }));
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: en ? 'Security check' : '安全验证' });
+    await expect(dialog.getByRole('button', { name: en ? 'Use a challenge without pictures' : '改用无图片的验证' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    const panel = dialog.getByRole('group', { name: en ? 'Check without pictures' : '无图片验证' });
+    await expect(panel).toBeFocused();
+    await expect(dialog.getByRole('status')).toHaveText(en ? 'Working it out, please wait…' : '正在计算，请稍候…');
+    await expect(dialog.getByRole('progressbar', { name: en ? 'Progress of the check' : '验证进度' })).toBeVisible();
+    await expect(dialog.getByRole('button', { name: en ? 'Use the picture captcha instead' : '改用图片验证码' })).toBeVisible();
+    const working = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+    expect(working.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`)).toEqual([]);
+
+    release();
+    await expect(dialog.getByRole('status')).toHaveText(en ? 'Refused for the test' : '测试中拒绝');
+    const again = dialog.getByRole('button', { name: en ? 'Try again' : '重试' });
+    await expect(again).toBeFocused();
+    const failed = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+    expect(failed.violations.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`)).toEqual([]);
+    // Tab stays in the dialog; Enter on "Try again" asks for a new challenge, which is solved.
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => !!document.activeElement?.closest('dialog[open]'))).toBe(true);
+    }
+    await tabTo(page, again);
+    await page.keyboard.press('Enter');
+    await expect(dialog).toHaveCount(0, { timeout: 60_000 });
+    expect(calls).toBe(2);
+    await context.close();
+  });
+}
