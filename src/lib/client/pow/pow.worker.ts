@@ -11,7 +11,7 @@ let controller: AbortController | null = null;
 /** ALTCHA's SHA key derivation: SHA-256 of salt‖password, then of the digest, `cost` times in all. */
 async function deriveKey(parameters: ChallengeParameters, salt: Uint8Array, password: Uint8Array): Promise<DeriveKeyFunctionResult> {
   const sha = await (hasher ??= createSHA256());
-  let data = new Uint8Array(salt.length + password.length);
+  let data: Uint8Array = new Uint8Array(salt.length + password.length);
   data.set(salt, 0);
   data.set(password, salt.length);
   for (let i = 0; i < Math.max(1, parameters.cost); i++) {
