@@ -11,8 +11,9 @@ import { createUser } from '../../src/lib/server/account/users';
 import { createPowChallenge, POW_BASE_MAX, POW_FREE, POW_TTL, powSecrets } from '../../src/lib/server/captcha/pow-captcha';
 import en from '../../src/lib/i18n/en/account';
 import enCaptcha from '../../src/lib/i18n/en/captcha';
+import enAdmin from '../../src/lib/i18n/en/admin';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
-import { solvedCaptcha } from '../helpers/members';
+import { loginAs, solvedCaptcha } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 
 interface Reply<T = unknown> { code: number; msg: string; data: T; time: number }
@@ -26,6 +27,7 @@ const refused = { code: 0, msg: en['account.captchaFailed'], data: { fields: { c
 beforeAll(async () => {
   server = await startInProcess({ TRUST_PROXY: '1' });
   await createUser(server.runtime.db, { username: 'powalice', password: 'secret123', email: 'powalice@example.com' });
+  await createUser(server.runtime.db, { username: 'powboss', password: 'secret123', email: 'powboss@example.com', groupId: 2 });
 }, 120_000);
 afterAll(async () => { await server?.stop(); });
 
@@ -145,6 +147,28 @@ describe('proof-of-work captcha over HTTP', () => {
       await server.runtime.site.set('user_captcha_types', 'pow');
       expect((await send(await solvedCaptcha(server.url, server.runtime))).json<Reply>()).toMatchObject(refused);
       expect((await send({ altcha: payload })).json<Reply>()).toMatchObject({ code: 1 });
+    } finally {
+      await server.runtime.site.set('user_captcha_types', 'both');
+    }
+  });
+
+  it('is a choice in the admin console\'s member settings, named in the page\'s language, and only its three values are saved', async () => {
+    const { cookie } = await loginAs(server.url, server.runtime, 'powboss', 'secret123');
+    const page = await raw(server.url, '/admin/settings/user', { headers: { cookie: `${cookie}; ba-lang=en` } });
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<select name="values\.user_captcha_types"[^>]*>/);
+    for (const value of ['both', 'click', 'pow'] as const) {
+      expect(page.text).toContain(`<option value="${value}"${value === 'both' ? ' selected' : ''}>${enAdmin[`admin.setting.user_captcha_types.${value}`]}</option>`);
+    }
+    const save = (value: string) => postJson(server.url, '/api/admin/settings', { values: { user_captcha_types: value } }, { cookie, origin: server.url, 'think-lang': 'en' });
+    const bad = (await save('none')).json<Reply<{ fields: Record<string, string> }>>();
+    expect(bad.code).toBe(0);
+    expect(bad.data.fields['values.user_captcha_types']).toBeTruthy();
+    try {
+      expect((await save('pow')).json<Reply>().code).toBe(1);
+      expect(await server.runtime.site.get('user_captcha_types')).toBe('pow');
+      const login = await raw(server.url, '/user/login');
+      expect(login.text).toContain('&quot;captchaTypes&quot;:[0,&quot;pow&quot;]');
     } finally {
       await server.runtime.site.set('user_captcha_types', 'both');
     }
