@@ -101,6 +101,7 @@ export const SAMPLES: Samples = {
   '/api/chat/stop': { POST: (fx) => ({ body: { id: fx.chatId } }) },
   '/api/chat/stream': { GET: (fx) => ({ query: { id: fx.chatId } }) },
 
+  '/api/common/altcha': { GET: q({}) },
   '/api/common/checkClickCaptcha': { POST: b({ id: 'nosuchcaptcha1', info: '1,1;300;200' }) },
   '/api/common/clickCaptcha': { GET: (_fx, a) => ({ query: { id: `matrix${a}` } }) },
   '/api/common/refreshToken': { POST: b({ refreshToken: 'not-a-refresh-token' }) },

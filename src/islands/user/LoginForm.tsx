@@ -6,6 +6,8 @@ import { rememberUser } from '../../lib/client/stores/user';
 import { LoginInput, RegisterInput, RetrievePasswordInput, email as emailSchema, mobile as mobileSchema } from '../../lib/shared/validation/account';
 import { randomUuid } from '../../lib/client/secure-context';
 import ClickCaptcha from './ClickCaptcha';
+import PowCaptcha from './PowCaptcha';
+import { captchaMessage } from './captcha-messages';
 import { serverFields, translate, typedBeforeHydration, zodFields, type Fields } from './form-helpers';
 
 export interface LoginFormProps {
@@ -13,11 +15,23 @@ export interface LoginFormProps {
   /** Strings of the `user` and `validation` groups in the page's language. */
   messages: Record<string, string>;
   captchaSwitch: boolean;
+  /** The captchas the site offers (setting `user_captcha_types`): both shows the picture first. */
+  captchaTypes: 'both' | 'click' | 'pow';
   initialTab: 'login' | 'register' | 'retrieve';
   redirectTo: string;
 }
 
-type Pending = { purpose: 'login' | 'code'; id: string } | null;
+type Pending = {
+  purpose: 'login' | 'code';
+  id: string;
+  /** The captcha shown: the picture or the challenge without pictures. */
+  kind: 'click' | 'pow';
+  /** The person switched kinds: the new panel takes focus. */
+  switched: boolean;
+} | null;
+
+/** What a business call carries: a click-captcha answer, or ALTCHA's payload. */
+type Proof = { captchaId: string; captchaInfo: string } | { altcha: string };
 
 function newCaptchaId(): string {
   return randomUuid();
@@ -30,6 +44,8 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
   const [errors, setErrors] = useState<Fields>({});
   const [busy, setBusy] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
+  const openCaptcha = (purpose: 'login' | 'code'): void =>
+    setPending({ purpose, id: newCaptchaId(), kind: props.captchaTypes === 'pow' ? 'pow' : 'click', switched: false });
   // A native modal dialog: the page behind it is inert (Tab stays inside), Escape closes it, it is
   // announced as a dialog by its name, and focus goes back to what opened it when it closes.
   const dialogRef = useRef<HTMLDialogElement>(null);
@@ -90,30 +106,30 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
     }
   };
 
-  const submitLogin = async (captcha?: { id: string; info: string }): Promise<void> => {
-    const body = { tab: 'login' as const, ...login, keep: login.keep, ...(captcha ? { captchaId: captcha.id, captchaInfo: captcha.info } : {}) };
+  const submitLogin = async (captcha?: Proof): Promise<void> => {
+    const body = { tab: 'login' as const, ...login, keep: login.keep, ...captcha };
     const parsed = LoginInput.safeParse(body);
     if (!parsed.success) return setErrors(zodFields(parsed.error, m));
-    if (props.captchaSwitch && !captcha) return setPending({ purpose: 'login', id: newCaptchaId() });
+    if (props.captchaSwitch && !captcha) return openCaptcha('login');
     await run(async () => {
       const reply = await request<{ userInfo: Parameters<typeof finish>[0] }>('/api/user/checkIn', { data: body, showSuccessMessage: true });
       finish(reply.data.userInfo);
     });
   };
 
-  const sendCode = async (captcha?: { id: string; info: string }): Promise<void> => {
+  const sendCode = async (captcha?: Proof): Promise<void> => {
     // Sign-up sends to the new address; a password reset to the account's own.
     const isEmail = reg.registerType === 'email';
     const address = isEmail ? reg.email : reg.mobile;
     const event = tab === 'retrieve' ? 'user_retrieve_pwd' : 'user_register';
     const check = (isEmail ? emailSchema : mobileSchema).safeParse(address);
     if (!check.success) return setErrors({ [reg.registerType]: m[check.error.issues[0]?.message ?? ''] ?? '' });
-    if (!captcha) return setPending({ purpose: 'code', id: newCaptchaId() });
+    if (!captcha) return openCaptcha('code');
     await run(async () => {
       const path = isEmail ? '/api/ems/send' : '/api/sms/send';
       const data = isEmail
-        ? { email: address, event, captchaId: captcha.id, captchaInfo: captcha.info }
-        : { mobile: address, template_code: event, captchaId: captcha.id, captchaInfo: captcha.info };
+        ? { email: address, event, ...captcha }
+        : { mobile: address, template_code: event, ...captcha };
       await request(path, { data, showSuccessMessage: true });
       setErrors({});
       setCountdown(60);
@@ -146,6 +162,13 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
       setReg({ ...reg, password: '', captcha: '' });
       setTab('login');
     });
+  };
+
+  /** The captcha is passed: close the dialog and send what waited for it. */
+  const passCaptcha = (proof: Proof): void => {
+    const purpose = pending?.purpose;
+    setPending(null);
+    void (purpose === 'login' ? submitLogin(proof) : sendCode(proof));
   };
 
   const onSubmit = (e: FormEvent): void => {
@@ -215,16 +238,24 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
       {pending && (
         <dialog ref={dialogRef} className="dialog card" aria-label={t('user.login.captchaTitle')}
           onCancel={(e) => { e.preventDefault(); setPending(null); }} onKeyDown={wrapTab}>
-          <ClickCaptcha
-            key={pending.id}
-            locale={props.locale}
-            captchaId={pending.id}
-            onVerified={(info) => {
-              const done = { id: pending.id, info };
-              setPending(null);
-              void (pending.purpose === 'login' ? submitLogin(done) : sendCode(done));
-            }}
-          />
+          {/* First in the dialog, so it is where focus lands: a person who cannot see the picture hears it at once. */}
+          {props.captchaTypes === 'both' && (
+            <p style={{ margin: '0 0 .6rem' }}>
+              <button type="button" className="link-btn" onClick={() => setPending({ ...pending, kind: pending.kind === 'click' ? 'pow' : 'click', switched: true })}>
+                {captchaMessage(props.locale, pending.kind === 'click' ? 'captcha.pow.switch' : 'captcha.pow.switchBack')}
+              </button>
+            </p>
+          )}
+          {pending.kind === 'click' ? (
+            <ClickCaptcha
+              key={pending.id}
+              locale={props.locale}
+              captchaId={pending.id}
+              onVerified={(info) => passCaptcha({ captchaId: pending.id, captchaInfo: info })}
+            />
+          ) : (
+            <PowCaptcha key={pending.id} locale={props.locale} autoFocus={pending.switched} onVerified={(altcha) => passCaptcha({ altcha })} />
+          )}
           {/* One way out besides Escape: this button (the captcha's own × would repeat it). */}
           <button className="btn dialog-cancel" type="button" onClick={() => setPending(null)}>{t('user.login.cancel')}</button>
         </dialog>

@@ -10,6 +10,7 @@ import { parseSize } from '../site/config';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import { lookup, type Locale } from '../../i18n';
+import { CAPTCHA_TYPES } from '../captcha/consume';
 
 /** Groups in the order the page shows them; groups nobody listed here follow, by name. */
 export const SETTING_GROUP_ORDER = ['basics', 'user', 'upload', 'mail', 'ask', 'market', 'messages', 'chat', 'backup'];
@@ -18,7 +19,7 @@ const HIDDEN_TYPES = new Set(['secret']);
 const HIDDEN_GROUPS = new Set(['security']);
 const READ_ONLY = new Set(['version']);
 /** Choices of settings whose value is one of a few words. */
-export const SETTING_CHOICES: Record<string, readonly string[]> = { upload_mode: ['local', 's3', 'cos'] };
+export const SETTING_CHOICES: Record<string, readonly string[]> = { upload_mode: ['local', 's3', 'cos'], user_captcha_types: CAPTCHA_TYPES };
 
 export interface SettingField {
   name: string;

@@ -40,6 +40,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'market_withdraw_min', group: 'market', title: 'Smallest withdrawal a developer may request (yuan)', type: 'string', value: '100.00' },
   { name: 'market_package_max_size', group: 'market', title: 'Largest module package', type: 'string', value: '20mb' },
   { name: 'user_login_captcha', group: 'user', title: 'Captcha at login', type: 'switch', value: '1' },
+  { name: 'user_captcha_types', group: 'user', title: 'Captchas offered', type: 'string', value: 'both', tip: 'both, click or pow' },
   { name: 'upload_mode', group: 'upload', title: 'Upload mode', type: 'string', value: 'local' },
   { name: 'upload_max_size', group: 'upload', title: 'Maximum upload size', type: 'string', value: '10mb' },
   { name: 'upload_allowed_suffixes', group: 'upload', title: 'Allowed suffixes', type: 'string', value: 'jpg,png,bmp,jpeg,gif,webp,zip,rar,wav,mp4,mp3' },

@@ -33,6 +33,8 @@ export const LoginInput = z.object({
   keep: z.union([z.boolean(), z.literal(0), z.literal(1), z.literal('0'), z.literal('1')]).optional(),
   captchaId: z.string().max(64).optional(),
   captchaInfo: z.string().max(200).optional(),
+  /** A solved proof-of-work challenge (ALTCHA's payload), the captcha without pictures. */
+  altcha: z.string().max(2000).optional(),
 }).strict();
 
 export const RegisterInput = z.object({

@@ -5,7 +5,7 @@ import { verifyCode } from '../../../lib/server/account/codes';
 import { sessionReply } from '../../../lib/server/account/session-reply';
 import { startSession } from '../../../lib/server/auth/sessions';
 import { recordLogin } from '../../../lib/server/account/login-history';
-import { consumeClickCaptcha } from '../../../lib/server/captcha/click-captcha';
+import { captchaTypes, consumeCaptcha } from '../../../lib/server/captcha/consume';
 import { LoginInput, RegisterInput } from '../../../lib/shared/validation/account';
 import { translateAny } from '../../../lib/i18n';
 import { routeAccess, VISITORS } from '../../../lib/shared/access';
@@ -21,6 +21,7 @@ export const GET = api(async (ctx) => {
   const { site } = ctx.locals.runtime;
   return ok({
     userLoginCaptchaSwitch: (await site.get('user_login_captcha', '1')) === '1',
+    captchaTypes: await captchaTypes(site),
     accountVerificationType: ['email', 'mobile'],
   });
 });
@@ -39,8 +40,7 @@ export const POST = api(async (ctx) => {
   if (tab === 'login') {
     const input = parseInput(ctx, LoginInput, raw);
     if ((await rt.site.get('user_login_captcha', '1')) === '1') {
-      const result = input.captchaId && input.captchaInfo ? await consumeClickCaptcha(rt.db, input.captchaId, input.captchaInfo) : 'wrong';
-      if (result !== 'ok') throw new AppError('account.captchaFailed', { fieldKeys: { captcha: 'account.captchaFailed' } });
+      await consumeCaptcha(rt, ip, input);
     }
     const keep = input.keep === true || input.keep === 1 || input.keep === '1';
     const { row, session } = await login(rt, { account: input.username, password: input.password, keep, ip, userAgent });
