@@ -8,8 +8,8 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs, solvedCaptcha } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { eq, sql } from 'drizzle-orm';
-import { user, userGroup, userMoneyLog, userRule } from '../../src/lib/server/db/schema';
-import { adjustMoney } from '../../src/lib/server/account/ledger';
+import { user, userGroup, userMoneyLog, userRule, userScoreLog } from '../../src/lib/server/db/schema';
+import { adjustMoney, ledgerText } from '../../src/lib/server/account/ledger';
 import { createUser } from '../../src/lib/server/account/users';
 import { addNotice } from '../../src/lib/server/account/notices';
 import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
@@ -82,7 +82,27 @@ describe('registration', () => {
     const file = readdirSync(dir).find((f) => f.includes('13900139000'))!;
     const code = codeIn(readFileSync(join(dir, file), 'utf8'));
     const res = await postJson(server.url, '/api/user/checkIn', { tab: 'register', username: 'carol', password: 'hunter22', registerType: 'mobile', mobile: '13900139000', captcha: code });
-    expect(res.json<Body>()).toMatchObject({ code: 1, data: { userInfo: { username: 'carol', mobile: '13900139000' } } });
+    expect(res.json<Body>()).toMatchObject({ code: 1, data: { userInfo: { username: 'carol', mobile: '13900139000', reg_score: 0, score: 0 } } });
+  });
+
+  it('gives the site\'s sign-up points: reg_score in the user info (§3), the score and a log entry in both languages', async () => {
+    await server.runtime.site.set('reg_score', '25');
+    try {
+      await postJson(server.url, '/api/sms/send', { mobile: '13900139007', template_code: 'user_register', ...(await solvedCaptcha(server.url, server.runtime)) });
+      const dir = join(server.dataDir, 'outbox');
+      const file = readdirSync(dir).find((f) => f.includes('13900139007'))!;
+      const res = await postJson(server.url, '/api/user/checkIn', { tab: 'register', username: 'rewarded', password: 'hunter22', registerType: 'mobile', mobile: '13900139007', captcha: codeIn(readFileSync(join(dir, file), 'utf8')) });
+      const info = (res.json<Body>().data as { userInfo: { id: number; reg_score: number; score: number } }).userInfo;
+      expect(info).toMatchObject({ reg_score: 25, score: 25 });
+      const [row] = await server.runtime.db.select().from(user).where(eq(user.id, info.id));
+      expect(row).toMatchObject({ regScore: 25, score: 25 });
+      const [log] = await server.runtime.db.select().from(userScoreLog).where(eq(userScoreLog.userId, info.id));
+      expect(log).toMatchObject({ score: 25, before: 0, after: 25 });
+      expect(ledgerText(log!, 'en').text).toBe('Signing up');
+      expect(ledgerText(log!, 'zh-cn').text).toBe('注册奖励');
+    } finally {
+      await server.runtime.site.set('reg_score', '0');
+    }
   });
 
   it('voids a code after five wrong tries', async () => {

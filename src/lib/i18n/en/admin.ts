@@ -235,6 +235,7 @@ export default {
   'admin.setting.user_iframe_allow': 'Origins member-center iframe menus may embed',
   'admin.setting.user_iframe_allow.tip': 'Comma-separated, e.g. https://docs.example.com',
   'admin.setting.sign_in_score': 'Points for a daily check-in',
+  'admin.setting.reg_score': 'Points for signing up',
   'admin.setting.ask_post_score': 'Points for publishing a post',
   'admin.setting.ask_accept_score': 'Points for an accepted answer',
   'admin.setting.market_commission': 'Platform commission on module sales (percent)',

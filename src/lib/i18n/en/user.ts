@@ -54,6 +54,7 @@ export default {
   'user.profile.birthday': 'Birthday',
   'user.profile.motto': 'Motto',
   'user.ledger.memo.checkIn': 'Daily check-in {date}',
+  'user.ledger.memo.signUp': 'Signing up',
   'user.ledger.memo.post': 'Post #{id} published',
   'user.ledger.memo.accepted': 'Answer #{id} accepted',
   'user.ledger.memo.buy': 'Bought module {uid} (order {order})',

@@ -232,6 +232,7 @@ export default {
   'admin.setting.user_iframe_allow': '会员中心 iframe 菜单允许嵌入的来源',
   'admin.setting.user_iframe_allow.tip': '逗号分隔，如 https://docs.example.com',
   'admin.setting.sign_in_score': '每日签到积分',
+  'admin.setting.reg_score': '注册奖励积分',
   'admin.setting.ask_post_score': '发帖积分',
   'admin.setting.ask_accept_score': '回答被采纳积分',
   'admin.setting.market_commission': '模块销售平台佣金（百分比）',

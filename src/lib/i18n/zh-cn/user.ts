@@ -50,6 +50,7 @@ export default {
   'user.profile.gender2': '女',
   'user.profile.birthday': '生日',
   'user.ledger.memo.checkIn': '每日签到 {date}',
+  'user.ledger.memo.signUp': '注册奖励',
   'user.ledger.memo.post': '发布帖子 #{id}',
   'user.ledger.memo.accepted': '回答 #{id} 被采纳',
   'user.ledger.memo.buy': '购买模块 {uid}（订单 {order}）',

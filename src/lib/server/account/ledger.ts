@@ -15,7 +15,7 @@ export interface LedgerMessage {
   params: Record<string, string | number>;
 }
 
-export const LEDGER_KEYS = ['user.ledger.memo.checkIn', 'user.ledger.memo.post', 'user.ledger.memo.accepted', 'user.ledger.memo.buy', 'user.ledger.memo.sale'] as const;
+export const LEDGER_KEYS = ['user.ledger.memo.checkIn', 'user.ledger.memo.signUp', 'user.ledger.memo.post', 'user.ledger.memo.accepted', 'user.ledger.memo.buy', 'user.ledger.memo.sale'] as const;
 export type LedgerKey = (typeof LEDGER_KEYS)[number];
 
 /** An entry's text in the reader's language: its message when it has one, else the memo as written. */

@@ -30,7 +30,7 @@ export function formatMoney(cents: number): string {
 export function toUserInfo(row: UserRow, session?: Pick<IssuedSession, 'token' | 'refreshToken'>) {
   return {
     id: row.id, username: row.username, nickname: row.nickname, email: row.email, mobile: row.mobile,
-    avatar: row.avatar, gender: row.gender, birthday: row.birthday, money: formatMoney(row.money), score: row.score,
+    avatar: row.avatar, gender: row.gender, birthday: row.birthday, money: formatMoney(row.money), score: row.score, reg_score: row.regScore,
     last_login_time: row.lastLoginTime, last_login_ip: row.lastLoginIp, join_time: row.joinTime, motto: row.motto,
     show_open_source_star_time: row.showOpenSourceStarTime, is_user_open_source_star: row.isUserOpenSourceStar,
     token: session?.token ?? '', refresh_token: session?.refreshToken ?? '',
@@ -77,6 +77,8 @@ export interface NewUser {
   groupId?: number;
   /** Signing up logs the member in: their last login is this moment, from `ip`. */
   loggedIn?: boolean;
+  /** The points given for signing up, recorded as `reg_score` (the ledger entry is the caller's). */
+  regScore?: number;
 }
 
 /** Creates a member; a name, e-mail or mobile already in use is a field error, also under a race. */
@@ -87,7 +89,7 @@ export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
   try {
     const [row] = await db.insert(user).values({
       username: input.username, nickname: input.nickname || input.username, email: input.email ?? '', mobile: input.mobile ?? '',
-      password: await hashPassword(input.password), groupId: input.groupId ?? 1, joinIp: input.ip ?? '', joinTime: t, createTime: t, updateTime: t,
+      password: await hashPassword(input.password), groupId: input.groupId ?? 1, joinIp: input.ip ?? '', joinTime: t, createTime: t, updateTime: t, regScore: input.regScore ?? 0,
       ...(input.loggedIn ? { lastLoginTime: t, lastLoginIp: input.ip ?? '' } : {}),
     }).returning();
     return row!;

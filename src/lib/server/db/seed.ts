@@ -34,6 +34,7 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'open_source_star_url', group: 'basics', title: 'Repository the star dialog links to', type: 'string', value: '' },
   { name: 'user_iframe_allow', group: 'user', title: 'Origins member-center iframe menus may embed', type: 'string', value: '', tip: 'Comma-separated, e.g. https://docs.example.com' },
   { name: 'sign_in_score', group: 'user', title: 'Points for a daily check-in', type: 'number', value: '10' },
+  { name: 'reg_score', group: 'user', title: 'Points for signing up', type: 'number', value: '0' },
   { name: 'ask_post_score', group: 'ask', title: 'Points for publishing a post', type: 'number', value: '2' },
   { name: 'ask_accept_score', group: 'ask', title: 'Points for an accepted answer', type: 'number', value: '15' },
   { name: 'market_commission', group: 'market', title: 'Platform commission on module sales (percent)', type: 'number', value: '15' },

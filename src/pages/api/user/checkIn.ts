@@ -5,6 +5,7 @@ import { verifyCode } from '../../../lib/server/account/codes';
 import { sessionReply } from '../../../lib/server/account/session-reply';
 import { startSession } from '../../../lib/server/auth/sessions';
 import { recordLogin } from '../../../lib/server/account/login-history';
+import { adjustScore, LEDGER_MAX } from '../../../lib/server/account/ledger';
 import { captchaTypes, consumeCaptcha } from '../../../lib/server/captcha/consume';
 import { LoginInput, RegisterInput } from '../../../lib/shared/validation/account';
 import { translateAny } from '../../../lib/i18n';
@@ -53,10 +54,16 @@ export const POST = api(async (ctx) => {
     const channel = input.registerType;
     const address = channel === 'email' ? input.email! : input.mobile!;
     await verifyCode(rt, channel, address, 'user_register', input.captcha);
-    const row = await createUser(rt.db, {
-      username: input.username, password: input.password, ip, loggedIn: true,
+    // The site's sign-up reward (§3 reg_score): recorded on the member and in the points log.
+    const regScore = Math.min(LEDGER_MAX.score, Math.max(0, Math.floor(Number(await rt.site.get('reg_score', '0')) || 0)));
+    let row = await createUser(rt.db, {
+      username: input.username, password: input.password, ip, loggedIn: true, regScore,
       ...(channel === 'email' ? { email: address } : { mobile: address }),
     });
+    if (regScore > 0) {
+      const { after } = await adjustScore(rt.db, row.id, regScore, 'Signing up', { key: 'user.ledger.memo.signUp', params: {} });
+      row = { ...row, score: after };
+    }
     const keep = input.keep === true || input.keep === 1 || input.keep === '1';
     const [session] = await Promise.all([
       startSession(rt.db, rt.tokenSecret, row.id, keep),

@@ -14,6 +14,8 @@ export const user = pgTable('user', {
   birthday: varchar('birthday', { length: 10 }),
   money: bigint('money', { mode: 'number' }).notNull().default(0),
   score: integer('score').notNull().default(0),
+  /** The points this member was given for signing up (the site's `reg_score` at that moment). */
+  regScore: integer('reg_score').notNull().default(0),
   lastLoginTime: bigint('last_login_time', { mode: 'number' }).notNull().default(0),
   lastLoginIp: varchar('last_login_ip', { length: 50 }).notNull().default(''),
   loginFailure: integer('login_failure').notNull().default(0),

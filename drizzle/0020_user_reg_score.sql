@@ -1,0 +1,1 @@
+ALTER TABLE "user" ADD COLUMN "reg_score" integer DEFAULT 0 NOT NULL;
