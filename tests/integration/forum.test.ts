@@ -130,7 +130,15 @@ describe('posts', () => {
   it('refuses empty and oversize bodies with the spec messages, keeping nothing', async () => {
     const empty = await call('helper', '/api/ask/post', { title: 'Empty body here', category_id: discussion, content: '   ', nonce: nonce() });
     expect(empty.code).toBe(0);
-    expect((empty.data as { fields: Record<string, string> }).fields.content).toBe('Content cannot be empty');
+    // The body is written in the site editor: empty, it is the spec's "Editor required" (§5), in the
+    // reader's language; a comment is a plain line and keeps "Content cannot be empty".
+    expect((empty.data as { fields: Record<string, string> }).fields.content).toBe('Editor required');
+    const zh = (await postJson(srv.url, '/api/ask/post', { title: '正文为空的帖子', category_id: discussion, content: '', nonce: nonce() }, { ...as('helper'), 'think-lang': 'zh-cn' })).json<Env>();
+    expect((zh.data as { fields: Record<string, string> }).fields.content).toBe('编辑器必填');
+    const reply = await call('helper', '/api/ask/reply', { post_id: postId, content: ' ', nonce: nonce() });
+    expect((reply.data as { fields: Record<string, string> }).fields.content).toBe('Editor required');
+    const comment = await call('helper', '/api/ask/reply', { post_id: postId, parent_id: 1, content: ' ', nonce: nonce() });
+    expect((comment.data as { fields: Record<string, string> }).fields.content).toBe('Content cannot be empty');
     const big = await call('helper', '/api/ask/post', { title: 'Oversize body', category_id: discussion, content: 'x'.repeat(30_001), nonce: nonce() });
     expect((big.data as { fields: Record<string, string> }).fields.content).toMatch(/too long/);
     const title = await call('helper', '/api/ask/post', { title: 'ab', category_id: discussion, content: 'ok', nonce: nonce() });

@@ -18,7 +18,7 @@ export default {
   'validation.passwordMismatch': '两次输入的密码不一致',
   'validation.samePassword': '新密码不能与旧密码相同',
   'validation.content': '内容不能为空',
-  'validation.editorRequired': '需要编辑器',
+  'validation.editorRequired': '编辑器必填',
   'validation.bodyTooLong': '内容太长了：最多 30,000 个字符',
   'validation.commentTooLong': '评论太长了：最多 1,000 个字符',
   'validation.postTitle': '标题需为 4 到 150 个字符',

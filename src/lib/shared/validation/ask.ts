@@ -10,9 +10,16 @@ export const TAG = /^[\p{L}\p{N}][\p{L}\p{N}+#.\-]{0,29}$/u;
 
 const nonce = z.string().trim().regex(/^[A-Za-z0-9_-]{8,40}$/).optional();
 const id = z.coerce.number({ error: 'validation.required' }).int().positive({ error: 'validation.required' }).max(INT_MAX);
-const body = (max: number) => z.string({ error: 'validation.content' }).trim()
-  .min(1, { error: 'validation.content' })
-  .max(max, { error: max === MAX_COMMENT ? 'validation.commentTooLong' : 'validation.bodyTooLong' });
+/**
+ * A body: a post's or reply's is written in the site editor, and empty it is the spec's "Editor
+ * required" (§5); a comment is a plain line, and empty it is "Content cannot be empty".
+ */
+const body = (max: number) => {
+  const empty = max === MAX_COMMENT ? 'validation.content' : 'validation.editorRequired';
+  return z.string({ error: empty }).trim()
+    .min(1, { error: empty })
+    .max(max, { error: max === MAX_COMMENT ? 'validation.commentTooLong' : 'validation.bodyTooLong' });
+};
 
 export const PostInput = z.object({
   id: id.optional(),
@@ -32,7 +39,7 @@ export const ReplyInput = z.object({
 }).strict().transform((v, ctx) => {
   const parsed = body(v.parent_id ? MAX_COMMENT : MAX_BODY).safeParse(v.content ?? '');
   if (!parsed.success) {
-    ctx.addIssue({ code: 'custom', path: ['content'], message: parsed.error.issues[0]?.message ?? 'validation.content' });
+    ctx.addIssue({ code: 'custom', path: ['content'], message: parsed.error.issues[0]?.message ?? 'validation.editorRequired' });
     return z.NEVER;
   }
   return { ...v, content: parsed.data };
