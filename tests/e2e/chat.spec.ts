@@ -170,3 +170,27 @@ test('a member without points is refused, with the question kept and the reset t
   expect(row!.score).toBe(7);
   await page.context().close();
 });
+
+test('renaming a conversation to nothing says "Illegal input" and keeps the field open, in both languages', async ({ browser }) => {
+  for (const [locale, message, save] of [['zh-CN', '非法输入', '保存'], ['en-US', 'Illegal input', 'Save']] as const) {
+    const context = await browser.newContext({ locale });
+    const page = await context.newPage();
+    await openChat(page, 'site');
+    await ask(page, locale === 'zh-CN' ? '怎么修改站点名称？' : 'How do I change the site name?');
+    await expect(answers(page).last().locator('a.chat-cite').first()).toBeVisible();
+    const item = page.locator('.chat-list .chat-item').first();
+    await item.locator('.chat-item-tools button').first().click();
+    const field = page.locator('.chat-rename input');
+    await field.fill('   ');
+    await page.locator('.chat-rename').getByRole('button', { name: save }).click();
+    await expect(page.locator('.chat-rename').getByRole('alert')).toHaveText(message);
+    await expect(field).toHaveAttribute('aria-invalid', 'true');
+    // A real title saves and closes the field.
+    await field.fill('Renamed here');
+    await expect(page.locator('.chat-rename').getByRole('alert')).toHaveCount(0);
+    await page.locator('.chat-rename').getByRole('button', { name: save }).click();
+    await expect(page.locator('.chat-rename')).toHaveCount(0);
+    await expect(page.locator('.chat-list')).toContainText('Renamed here');
+    await context.close();
+  }
+});

@@ -347,7 +347,12 @@ describe('conversations', () => {
     const bobs = await (await fetch(`${server.url}/api/chat/list`, { headers: { 'ba-user-token': bob.token } })).json() as { data: { list: unknown[] } };
     expect(bobs.data.list).toEqual([]);
 
-    const renamed = await fetch(`${server.url}/api/chat/rename`, { method: 'POST', headers: { 'content-type': 'application/json', 'ba-user-token': alice.token }, body: JSON.stringify({ id: chatId, title: 'Renamed chat' }) });
+    // A title of only spaces, on two lines or too long is the spec's dialog input error (§8), in the reader's language.
+    const illegal = async (title: string, lang: string) => (await (await fetch(`${server.url}/api/chat/rename`, { method: 'POST', headers: { 'content-type': 'application/json', 'ba-user-token': alice.token, 'think-lang': lang }, body: JSON.stringify({ id: chatId, title }) })).json()) as { code: number; data: { fields: Record<string, string> } };
+    expect(await illegal('   ', 'en')).toMatchObject({ code: 0, data: { fields: { title: 'Illegal input' } } });
+    expect(await illegal('a\nb', 'zh-cn')).toMatchObject({ code: 0, data: { fields: { title: '非法输入' } } });
+    expect(await illegal('x'.repeat(101), 'en')).toMatchObject({ code: 0, data: { fields: { title: 'Illegal input' } } });
+    const renamed = await fetch(`${server.url}/api/chat/rename`, { method: 'POST', headers: { 'content-type': 'application/json', 'ba-user-token': alice.token }, body: JSON.stringify({ id: chatId, title: '  Renamed chat ' }) });
     expect(((await renamed.json()) as { code: number }).code).toBe(1);
     const search = await (await fetch(`${server.url}/api/chat/list?q=edited`, { headers: { 'ba-user-token': alice.token } })).json() as { data: { list: { id: string; title: string }[] } };
     expect(search.data.list.map((c) => c.title)).toEqual(['Renamed chat']);

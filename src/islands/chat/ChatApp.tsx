@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { generateId } from 'ai';
 import { translate, type Messages } from '../user/form-helpers';
+import { legalChatTitle, MAX_CHAT_TITLE } from '../../lib/shared/chat';
 import { memberStore, visitorStore, type Summary } from './store';
 import type { Tree } from './tree';
 import ChatView, { type ModelOption } from './ChatView';
@@ -42,6 +43,7 @@ export default function ChatApp(props: Props) {
   const [open, setOpen] = useState<Open | null>(null);
   const [model, setModel] = useState(props.defaultModel);
   const [renaming, setRenaming] = useState<{ id: string; title: string } | null>(null);
+  const [renameError, setRenameError] = useState('');
   const [menu, setMenu] = useState(false);
   // On phones the conversation list is a drawer over the page. Closed, it is out of reach (inert,
   // so Tab does not walk into what is off screen); open, it is a modal dialog: the rest of the page
@@ -129,8 +131,10 @@ export default function ChatApp(props: Props) {
 
   const rename = async (): Promise<void> => {
     if (!renaming) return;
-    const title = renaming.title.trim().slice(0, 100);
-    if (title) await store.rename(renaming.id, title).catch(() => undefined);
+    // A title of only spaces or with control characters stays open with the spec's "Illegal input" (§8).
+    if (!legalChatTitle(renaming.title)) { setRenameError(t('validation.illegal')); return; }
+    setRenameError('');
+    await store.rename(renaming.id, renaming.title.trim()).catch(() => undefined);
     setRenaming(null);
     await refresh();
   };
@@ -156,14 +160,17 @@ export default function ChatApp(props: Props) {
             <div key={s.id} className={`chat-item${open?.id === s.id ? ' active' : ''}`}>
               {renaming?.id === s.id ? (
                 <form method="post" onSubmit={(e) => { e.preventDefault(); void rename(); }} className="chat-rename">
-                  <input className="input" value={renaming.title} maxLength={100} aria-label={t('chat.ui.rename')} autoFocus onChange={(e) => setRenaming({ id: s.id, title: e.target.value })} />
+                  <input className="input" value={renaming.title} maxLength={MAX_CHAT_TITLE} aria-label={t('chat.ui.rename')} autoFocus
+                    aria-invalid={renameError ? true : undefined} aria-describedby={renameError ? 'chat-rename-error' : undefined}
+                    onChange={(e) => { setRenameError(''); setRenaming({ id: s.id, title: e.target.value }); }} />
                   <button type="submit" className="btn btn-sm">{t('chat.ui.save')}</button>
+                  {renameError && <p className="field-error chat-rename-error" id="chat-rename-error" role="alert">{renameError}</p>}
                 </form>
               ) : (
                 <>
                   <a href={`?c=${s.id}`} aria-current={open?.id === s.id ? 'page' : undefined} onClick={(e) => { e.preventDefault(); void show(s.id); }}>{s.title || '…'}</a>
                   <span className="chat-item-tools">
-                    <button type="button" className="btn btn-sm" onClick={() => setRenaming({ id: s.id, title: s.title })} aria-label={`${t('chat.ui.rename')}: ${s.title}`}>✎</button>
+                    <button type="button" className="btn btn-sm" onClick={() => { setRenameError(''); setRenaming({ id: s.id, title: s.title }); }} aria-label={`${t('chat.ui.rename')}: ${s.title}`}>✎</button>
                     <button type="button" className="btn btn-sm" onClick={() => void remove(s.id)} aria-label={`${t('chat.ui.delete')}: ${s.title}`}>×</button>
                   </span>
                 </>

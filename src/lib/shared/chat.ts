@@ -9,6 +9,19 @@ export const CHAT_KEY_HEADER = 'x-chat-key';
 /** What a key looks like: 22 to 64 base64url characters (the page makes 32 from 24 random bytes). */
 export const CHAT_KEY = /^[A-Za-z0-9_-]{22,64}$/;
 
+/** Longest conversation title. */
+export const MAX_CHAT_TITLE = 100;
+
+/**
+ * Whether a conversation's new title may be saved: something besides spaces, at most
+ * MAX_CHAT_TITLE characters, no control characters (tab aside). Anything else is the spec's
+ * dialog input error, "Illegal input" (§8), on the page and from the API alike.
+ */
+export function legalChatTitle(title: string): boolean {
+  const t = title.trim();
+  return t.length > 0 && Array.from(t).length <= MAX_CHAT_TITLE && !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(t);
+}
+
 export interface SourceMeta {
   n: number;
   kind: 'doc' | 'post' | 'answer';

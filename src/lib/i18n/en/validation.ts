@@ -14,6 +14,7 @@ export default {
   'validation.avatar': 'Please upload an image for the avatar',
   'validation.amount': 'Please enter a correct amount with at most two decimals',
   'validation.float': 'Floating point number',
+  'validation.illegal': 'Illegal input',
   'validation.invoiceTitle': 'Please enter the invoice title (2 to 120 characters)',
   'validation.taxId': 'The tax id may contain only digits and capital letters',
   'validation.captcha': 'Please complete the captcha first',

@@ -12,6 +12,7 @@ export default {
   'validation.avatar': '请上传图片作为头像',
   'validation.amount': '请输入正确的金额，最多两位小数',
   'validation.float': '浮点数',
+  'validation.illegal': '非法输入',
   'validation.invoiceTitle': '请输入发票抬头（2 到 120 个字符）',
   'validation.taxId': '税号只能包含数字和大写字母',
   'validation.captcha': '请先完成人机验证',

@@ -1,5 +1,6 @@
 // Chat input, shared by the API and the chat page.
 import { z } from 'zod';
+import { legalChatTitle } from '../chat';
 
 /** Chat and message ids the AI SDK makes (and the page's own). */
 export const CHAT_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -35,7 +36,7 @@ export const BranchInput = z.object({ id: chatId, leafId: chatId });
 
 export const RenameInput = z.object({
   id: chatId,
-  title: z.string().trim().min(1, { error: 'validation.required' }).max(100, { error: 'field.format' }).refine(noControl, { error: 'field.format' }),
+  title: z.string({ error: 'validation.illegal' }).refine(legalChatTitle, { error: 'validation.illegal' }).transform((s) => s.trim()),
 });
 
 export const ListInput = z.object({
