@@ -55,52 +55,67 @@ async function tabTo(page: Page, target: Locator): Promise<void> {
   throw new Error(`Tab never reached ${target}`);
 }
 
-async function signUpWithoutPictures(page: Page, origin: string, secure: boolean): Promise<void> {
+const WORDS = {
+  'zh-cn': {
+    account: '账户名', password: '密码', email: '邮箱', send: '获取验证码', dialog: '安全验证', switch: '改用无图片的验证',
+    panel: '无图片验证', status: /正在计算|验证成功/, resend: /秒后重发/, code: '验证码', overview: '账户概览',
+  },
+  en: {
+    account: 'Account name', password: 'Password', email: 'E-mail', send: 'Send code', dialog: 'Security check', switch: 'Use a challenge without pictures',
+    panel: 'Check without pictures', status: /Working it out|Verification is successful/, resend: /Resend in/, code: 'Code', overview: 'Overview',
+  },
+} as const;
+
+async function signUpWithoutPictures(page: Page, origin: string, secure: boolean, lang: 'zh-cn' | 'en' = 'zh-cn'): Promise<void> {
+  const w = WORDS[lang];
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  const name = `pow${Date.now().toString(36)}${secure ? 's' : 'p'}`;
+  const name = `pow${Date.now().toString(36)}${secure ? 's' : 'p'}${lang === 'en' ? 'e' : ''}`;
   const address = `${name}@example.com`;
+  await page.context().addCookies([{ name: 'ba-lang', value: lang, url: origin }]);
   await page.goto(`${origin}/user/login?type=register`);
   expect(await page.evaluate(() => ({ secure: window.isSecureContext, subtle: typeof crypto.subtle }))).toEqual({ secure, subtle: secure ? 'object' : 'undefined' });
   await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
 
-  await tabTo(page, page.getByLabel('账户名', { exact: true }));
+  await tabTo(page, page.getByLabel(w.account, { exact: true }));
   await page.keyboard.type(name);
-  await tabTo(page, page.getByLabel('密码'));
+  await tabTo(page, page.getByLabel(w.password));
   await page.keyboard.type('firstpass1');
-  await tabTo(page, page.getByRole('textbox', { name: '邮箱' }));
+  await tabTo(page, page.getByRole('textbox', { name: w.email }));
   await page.keyboard.type(address);
   const asked = page.waitForRequest(/\/api\/common\/clickCaptcha\?id=/);
-  await tabTo(page, page.getByRole('button', { name: '获取验证码' }));
+  await tabTo(page, page.getByRole('button', { name: w.send }));
   await page.keyboard.press('Enter');
   await asked;
 
   // The picture comes first; the first stop in the dialog is the way to the challenge without it.
-  const dialog = page.getByRole('dialog', { name: '安全验证' });
+  const dialog = page.getByRole('dialog', { name: w.dialog });
   await expect(dialog.locator('.click-captcha')).toBeVisible();
-  const switchButton = dialog.getByRole('button', { name: '改用无图片的验证' });
+  const switchButton = dialog.getByRole('button', { name: w.switch });
   await expect(switchButton).toBeFocused();
   const challenged = page.waitForResponse(/\/api\/common\/altcha$/);
   await page.keyboard.press('Enter');
   expect((await (await challenged).json()).code).toBe(1);
-  await expect(dialog.getByRole('group', { name: '无图片验证' })).toBeFocused();
-  await expect(dialog.getByRole('status')).toHaveText(/正在计算|验证成功/);
+  await expect(dialog.getByRole('group', { name: w.panel })).toBeFocused();
+  await expect(dialog.getByRole('status')).toHaveText(w.status);
   // Solved, the dialog closes by itself and the code is sent.
   await expect(dialog).toHaveCount(0, { timeout: 60_000 });
-  await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByRole('button', { name: w.resend })).toBeVisible({ timeout: 10_000 });
 
-  await tabTo(page, page.getByLabel('验证码'));
+  await tabTo(page, page.getByLabel(w.code));
   await page.keyboard.type(latestCode(address));
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(`${origin}/user/account/overview`);
-  await expect(page.getByRole('heading', { name: '账户概览', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: w.overview, level: 1 })).toBeVisible();
   expect(errors).toEqual([]);
 }
 
-test('signs up with the keyboard through the captcha without pictures', async ({ page, baseURL }) => {
-  test.slow();
-  await signUpWithoutPictures(page, new URL(baseURL!).origin, true);
-});
+for (const lang of ['zh-cn', 'en'] as const) {
+  test(`signs up with the keyboard through the captcha without pictures (${lang})`, async ({ page, baseURL }) => {
+    test.slow();
+    await signUpWithoutPictures(page, new URL(baseURL!).origin, true, lang);
+  });
+}
 
 test('signs up through the captcha without pictures over plain HTTP at a LAN address', async ({ page }) => {
   test.skip(!lanOrigin, 'this machine has no non-loopback IPv4 address');
