@@ -8,9 +8,10 @@ export const HTML_VALIDATE_CONFIG: ConfigData = {
     'html5',
     {
       // Astro writes its island stylesheet (`astro-island{display:contents}`) as a <style> right
-      // before the first island of a page, wherever that island is; browsers apply a <style> in the
-      // body as they do in the head. It is the framework's output, not ours: allowed in flow content.
-      style: { flow: true },
+      // before the first island of a page, wherever that island is (in a <summary> when the unread
+      // badge comes first); browsers apply a <style> in the body as they do in the head. It is the
+      // framework's output, not ours: allowed in flow and phrasing content.
+      style: { flow: true, phrasing: true },
     },
   ],
   rules: {
@@ -19,12 +20,17 @@ export const HTML_VALIDATE_CONFIG: ConfigData = {
     // inline stays refused.
     'no-inline-style': ['error', { allowedProperties: ['display', 'color', 'background-color'], allowVariables: true }],
     // React's server renderer writes DOM property names (`autoComplete`, `noValidate`, `maxLength`),
-    // closes void elements with `/>` and gives boolean attributes an empty value (`checked=""`);
+    // closes void elements with `/>` and gives boolean attributes an empty value (`checked=""`,
+    // `hidden=""`);
     // Astro writes lowercase names, omits the slash and the value. Both spellings are the same
     // valid HTML (attribute names are case-insensitive), so the serialisation style is not checked.
     'attr-case': 'off',
     'void-style': 'off',
     'attribute-boolean-style': 'off',
+    'attribute-empty-style': 'off',
+    // React's useId gives ids such as `_r1R_d_`: HTML allows any id without spaces (the relaxed
+    // check still refuses empty ids and ids with whitespace); the strict form is an HTML4 rule.
+    'valid-id': ['error', { relaxed: true }],
   },
 };
 

@@ -61,7 +61,7 @@ export default function PostForm({ messages, categories, initial, postUrl }: Pro
       <ErrorSummary errors={errors} formRef={formRef} messages={messages} />
       <div className="field">
         <label htmlFor="post-title">{translate(messages, 'ask.post.titleLabel')}</label>
-        <input id="post-title" name="title" value={values.title} onChange={set('title')} maxLength={150} placeholder={translate(messages, 'ask.post.titlePlaceholder')} required {...field('title')} />
+        <input type="text" id="post-title" name="title" value={values.title} onChange={set('title')} maxLength={150} placeholder={translate(messages, 'ask.post.titlePlaceholder')} required {...field('title')} />
         {errors.title && <p className="field-error" id="title-error" role="alert">{errors.title}</p>}
       </div>
       <div className="field">
@@ -73,7 +73,7 @@ export default function PostForm({ messages, categories, initial, postUrl }: Pro
       </div>
       <div className="field">
         <label htmlFor="post-tags">{translate(messages, 'ask.post.tags')}</label>
-        <input id="post-tags" name="tags" value={values.tags} onChange={set('tags')} maxLength={200} aria-describedby="tags-hint" {...(errors.tags ? { 'aria-invalid': true } : {})} />
+        <input type="text" id="post-tags" name="tags" value={values.tags} onChange={set('tags')} maxLength={200} aria-describedby="tags-hint" {...(errors.tags ? { 'aria-invalid': true } : {})} />
         <p className="small muted" id="tags-hint">{translate(messages, 'ask.post.tagsHint')}</p>
         {errors.tags && <p className="field-error" role="alert">{errors.tags}</p>}
       </div>

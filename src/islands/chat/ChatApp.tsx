@@ -160,7 +160,7 @@ export default function ChatApp(props: Props) {
             <div key={s.id} className={`chat-item${open?.id === s.id ? ' active' : ''}`}>
               {renaming?.id === s.id ? (
                 <form method="post" onSubmit={(e) => { e.preventDefault(); void rename(); }} className="chat-rename">
-                  <input className="input" value={renaming.title} maxLength={MAX_CHAT_TITLE} aria-label={t('chat.ui.rename')} autoFocus
+                  <input type="text" className="input" value={renaming.title} maxLength={MAX_CHAT_TITLE} aria-label={t('chat.ui.rename')} autoFocus
                     aria-invalid={renameError ? true : undefined} aria-describedby={renameError ? 'chat-rename-error' : undefined}
                     onChange={(e) => { setRenameError(''); setRenaming({ id: s.id, title: e.target.value }); }} />
                   <button type="submit" className="btn btn-sm">{t('chat.ui.save')}</button>

@@ -92,19 +92,19 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
       {status === 'published' && <p className="studio-note" role="note">{t('devstudio.form.publishedNote')}</p>}
       <div className="field">
         <label htmlFor="module-name">{t('devstudio.form.name')}</label>
-        <input id="module-name" name="name" value={values.name} onChange={set('name')} maxLength={60} required {...aria('name')} />
+        <input type="text" id="module-name" name="name" value={values.name} onChange={set('name')} maxLength={60} required {...aria('name')} />
         {error('name')}
       </div>
       <div className="field">
         <label htmlFor="module-uid">{t('devstudio.form.uid')}</label>
-        <input id="module-uid" name="uid" value={values.uid} onChange={set('uid')} maxLength={40} readOnly={Boolean(id)} autoCapitalize="off" spellCheck={false}
+        <input type="text" id="module-uid" name="uid" value={values.uid} onChange={set('uid')} maxLength={40} readOnly={Boolean(id)} autoCapitalize="off" spellCheck={false}
           aria-describedby={errors.uid ? 'uid-error' : 'uid-hint'} {...(errors.uid ? { 'aria-invalid': true } : {})} />
         <p className="small muted" id="uid-hint">{t(id ? 'devstudio.form.uidFixed' : 'devstudio.form.uidHint')}</p>
         {error('uid')}
       </div>
       <div className="field">
         <label htmlFor="module-summary">{t('devstudio.form.summary')}</label>
-        <input id="module-summary" name="summary" value={values.summary} onChange={set('summary')} maxLength={150} {...aria('summary')} />
+        <input type="text" id="module-summary" name="summary" value={values.summary} onChange={set('summary')} maxLength={150} {...aria('summary')} />
         {error('summary')}
       </div>
       <div className="field">
@@ -116,7 +116,7 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
       </div>
       <div className="field">
         <label htmlFor="module-tags">{t('devstudio.form.tags')}</label>
-        <input id="module-tags" name="tags" value={values.tags} onChange={set('tags')} maxLength={200} aria-describedby="tags-hint" {...(errors.tags ? { 'aria-invalid': true } : {})} />
+        <input type="text" id="module-tags" name="tags" value={values.tags} onChange={set('tags')} maxLength={200} aria-describedby="tags-hint" {...(errors.tags ? { 'aria-invalid': true } : {})} />
         <p className="small muted" id="tags-hint">{t('devstudio.form.tagsHint')}</p>
         {error('tags')}
       </div>
@@ -129,10 +129,10 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
         <legend>{t('devstudio.form.english')}</legend>
         <p className="small muted">{t('devstudio.form.englishHint')}</p>
         <label htmlFor="module-name-en">{t('devstudio.form.nameEn')}</label>
-        <input id="module-name-en" name="name_en" lang="en" value={values.name_en} onChange={set('name_en')} maxLength={60} {...aria('name_en')} />
+        <input type="text" id="module-name-en" name="name_en" lang="en" value={values.name_en} onChange={set('name_en')} maxLength={60} {...aria('name_en')} />
         {error('name_en')}
         <label htmlFor="module-summary-en">{t('devstudio.form.summaryEn')}</label>
-        <input id="module-summary-en" name="summary_en" lang="en" value={values.summary_en} onChange={set('summary_en')} maxLength={150} {...aria('summary_en')} />
+        <input type="text" id="module-summary-en" name="summary_en" lang="en" value={values.summary_en} onChange={set('summary_en')} maxLength={150} {...aria('summary_en')} />
         {error('summary_en')}
         <MarkdownEditor name="description_en" label={t('devstudio.form.descriptionEn')} value={values.description_en}
           onChange={(description_en) => setValues((v) => ({ ...v, description_en }))} messages={messages} draftKey={`${draftKey}:en`} uploadTopic="module" rows={8} />
@@ -182,12 +182,12 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
         <div className="studio-row">
           <label className="field">
             <span>{t('devstudio.form.price')}</span>
-            <input name="price" inputMode="decimal" value={values.price} onChange={set('price')} {...aria('price')} />
+            <input type="text" name="price" inputMode="decimal" value={values.price} onChange={set('price')} {...aria('price')} />
             {error('price')}
           </label>
           <label className="field">
             <span>{t('devstudio.form.scorePrice')}</span>
-            <input name="score_price" inputMode="numeric" value={values.score_price} onChange={set('score_price')} {...aria('score_price')} />
+            <input type="text" name="score_price" inputMode="numeric" value={values.score_price} onChange={set('score_price')} {...aria('score_price')} />
             {error('score_price')}
           </label>
         </div>

@@ -54,7 +54,7 @@ export default function VerifForm({ messages, areaLabels, initial, submitKey }: 
   const aria = (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': `err-${name}` } : {});
   const input = (name: 'real_name' | 'id_number' | 'mobile' | 'email', label: string, extra: Record<string, string | number> = {}): ReactElement => (
     <label className="field"><span>{label}</span>
-      <input name={name} value={values[name]} required {...extra} {...aria(name)} onChange={(e) => setValues({ ...values, [name]: e.target.value })} />
+      <input type="text" name={name} value={values[name]} required {...extra} {...aria(name)} onChange={(e) => setValues({ ...values, [name]: e.target.value })} />
       {error(name)}
     </label>
   );

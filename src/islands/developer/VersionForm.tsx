@@ -84,13 +84,13 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
       <div className="studio-row">
         <div className="field">
           <label htmlFor="version-version">{t('devstudio.version.version')}</label>
-          <input id="version-version" name="version" value={values.version} maxLength={20} autoCapitalize="off" spellCheck={false}
+          <input type="text" id="version-version" name="version" value={values.version} maxLength={20} autoCapitalize="off" spellCheck={false}
             onChange={(e) => setValues((v) => ({ ...v, version: e.target.value }))} {...aria('version')} />
           {error('version')}
         </div>
         <div className="field">
           <label htmlFor="version-min">{t('devstudio.version.minAtrium')}</label>
-          <input id="version-min" name="min_atrium" value={values.min_atrium} maxLength={20} placeholder="1.0.0" autoCapitalize="off" spellCheck={false}
+          <input type="text" id="version-min" name="min_atrium" value={values.min_atrium} maxLength={20} placeholder="1.0.0" autoCapitalize="off" spellCheck={false}
             onChange={(e) => setValues((v) => ({ ...v, min_atrium: e.target.value }))} {...aria('min_atrium')} />
           {error('min_atrium')}
         </div>

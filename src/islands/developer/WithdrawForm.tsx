@@ -31,7 +31,7 @@ export default function WithdrawForm({ messages, available, min }: Props): React
   const field = (name: keyof typeof values, label: string, hint: string, extra: Record<string, string> = {}): ReactElement => (
     <div className="field">
       <label htmlFor={`withdraw-${name}`}>{label}</label>
-      <input id={`withdraw-${name}`} name={name} value={values[name]} {...extra}
+      <input type="text" id={`withdraw-${name}`} name={name} value={values[name]} {...extra}
         aria-invalid={errors[name] ? true : undefined} aria-describedby={errors[name] ? `withdraw-${name}-error` : `withdraw-${name}-hint`}
         onChange={(e) => setValues((v) => ({ ...v, [name]: e.target.value }))} />
       <p className="small muted" id={`withdraw-${name}-hint`}>{hint}</p>

@@ -376,7 +376,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
               onSubmit={(e) => { e.preventDefault(); void save(); }}>
               <div className="field">
                 <label htmlFor="md-edit-title">{t('mdedit.pageTitle')}</label>
-                <input id="md-edit-title" name="title" value={title} maxLength={150} onChange={(e) => setTitle(e.target.value)}
+                <input type="text" id="md-edit-title" name="title" value={title} maxLength={150} onChange={(e) => setTitle(e.target.value)}
                   aria-invalid={errors.title ? true : undefined} aria-describedby={errors.title ? 'md-edit-title-error' : undefined} />
                 {errors.title && <p className="field-error" id="md-edit-title-error" role="alert">{errors.title}</p>}
               </div>
@@ -386,7 +386,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
               <div className="md-edit__save">
                 <div className="field md-edit__message">
                   <label htmlFor="md-edit-message">{t('mdedit.message')}</label>
-                  <input id="md-edit-message" name="message" value={message} maxLength={200} placeholder={t('mdedit.messagePlaceholder')}
+                  <input type="text" id="md-edit-message" name="message" value={message} maxLength={200} placeholder={t('mdedit.messagePlaceholder')}
                     onChange={(e) => setMessage(e.target.value)} aria-invalid={errors.message ? true : undefined} />
                   {errors.message && <p className="field-error" role="alert">{errors.message}</p>}
                 </div>

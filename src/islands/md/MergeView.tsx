@@ -43,7 +43,7 @@ export default function MergeView({ conflict, title, content, onTitle, onContent
           </p>
           <label className="md-merge__field">
             <span>{t('mdedit.pageTitle')}</span>
-            <input value={conflict.title} readOnly />
+            <input type="text" value={conflict.title} readOnly />
           </label>
           <label className="md-merge__field">
             <span>{t('mdedit.conflict.theirsText')}</span>
@@ -55,7 +55,7 @@ export default function MergeView({ conflict, title, content, onTitle, onContent
           <p className="md-merge__meta">{t('mdedit.conflict.mineHint')}</p>
           <label className="md-merge__field">
             <span>{t('mdedit.pageTitle')}</span>
-            <input value={title} maxLength={150} onChange={(e) => onTitle(e.target.value)} data-testid="merge-mine-title" />
+            <input type="text" value={title} maxLength={150} onChange={(e) => onTitle(e.target.value)} data-testid="merge-mine-title" />
           </label>
           <label className="md-merge__field">
             <span>{t('mdedit.conflict.merged')}</span>

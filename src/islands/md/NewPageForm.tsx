@@ -53,13 +53,13 @@ export default function NewPageForm({ book, tree, heading, lead, initialName = '
       {lead && <p className="muted small">{lead}</p>}
       <div className="field">
         <label htmlFor={`${id}name`}>{t('mdedit.name')}</label>
-        <input {...field('name')} maxLength={100} autoComplete="off" spellCheck={false} />
+        <input type="text" {...field('name')} maxLength={100} autoComplete="off" spellCheck={false} />
         <p className="small muted" id={`${id}hint`}>{t('mdedit.nameHint')}</p>
         {errors.name && <p className="field-error" id={`${id}name-error`} role="alert">{errors.name}</p>}
       </div>
       <div className="field">
         <label htmlFor={`${id}title`}>{t('mdedit.pageTitle')}</label>
-        <input {...field('title')} maxLength={150} />
+        <input type="text" {...field('title')} maxLength={150} />
         {errors.title && <p className="field-error" id={`${id}title-error`} role="alert">{errors.title}</p>}
       </div>
       {tree.length > 0 && (

@@ -82,7 +82,7 @@ export default function PageActions({ book, tree, page, onMoved, onRenamed, onDe
       {renaming ? (
         <form method="post" className="md-actions__rename" onSubmit={rename} noValidate>
           <label htmlFor={`${id}name`}>{t('mdedit.newName')}</label>
-          <input id={`${id}name`} value={newName} onChange={(e) => setNewName(e.target.value)} maxLength={100} autoComplete="off" spellCheck={false}
+          <input type="text" id={`${id}name`} value={newName} onChange={(e) => setNewName(e.target.value)} maxLength={100} autoComplete="off" spellCheck={false}
             aria-invalid={errors.new_name ? true : undefined} aria-describedby={errors.new_name ? `${id}name-error` : `${id}hint`} />
           <p className="small muted" id={`${id}hint`}>{t('mdedit.renameHint')}</p>
           {errors.new_name && <p className="field-error" id={`${id}name-error`} role="alert">{errors.new_name}</p>}

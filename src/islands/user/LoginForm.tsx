@@ -204,7 +204,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
       <form method="post" ref={formRef} onSubmit={onSubmit} noValidate>
         {tab === 'login' ? (
           <>
-            {field('username', t('user.login.account'), <input name="username" autoComplete="username" value={login.username} {...described('username')} onChange={(e) => setLogin({ ...login, username: e.target.value })} />)}
+            {field('username', t('user.login.account'), <input type="text" name="username" autoComplete="username" value={login.username} {...described('username')} onChange={(e) => setLogin({ ...login, username: e.target.value })} />)}
             {field('password', t('user.login.password'), <input name="password" type="password" autoComplete="current-password" value={login.password} {...described('password')} onChange={(e) => setLogin({ ...login, password: e.target.value })} />)}
             <label className="check"><input type="checkbox" checked={login.keep} onChange={(e) => setLogin({ ...login, keep: e.target.checked })} /> {t('user.login.keep')}</label>
             {errors.captcha && <p className="field-error" role="alert">{errors.captcha}</p>}
@@ -213,7 +213,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
           </>
         ) : (
           <>
-            {tab === 'register' && field('username', t('user.login.username'), <input name="username" autoComplete="username" value={reg.username} {...described('username')} onChange={(e) => setReg({ ...reg, username: e.target.value })} />)}
+            {tab === 'register' && field('username', t('user.login.username'), <input type="text" name="username" autoComplete="username" value={reg.username} {...described('username')} onChange={(e) => setReg({ ...reg, username: e.target.value })} />)}
             {!retrieve && passwordField}
             <fieldset className="field radio-group">
               <legend>{t('user.login.registerBy')}</legend>
@@ -225,7 +225,7 @@ export default function LoginForm(props: LoginFormProps): ReactElement {
               ? field('email', t('user.login.email'), <input name="email" type="email" autoComplete="email" value={reg.email} {...described('email')} onChange={(e) => setReg({ ...reg, email: e.target.value })} />)
               : field('mobile', t('user.login.mobile'), <input name="mobile" type="tel" autoComplete="tel" value={reg.mobile} {...described('mobile')} onChange={(e) => setReg({ ...reg, mobile: e.target.value })} />)}
             <div className="code-row">
-              {field('captcha', t('user.login.code'), <input name="code" inputMode="numeric" autoComplete="one-time-code" value={reg.captcha} {...described('captcha')} onChange={(e) => setReg({ ...reg, captcha: e.target.value })} />)}
+              {field('captcha', t('user.login.code'), <input type="text" name="code" inputMode="numeric" autoComplete="one-time-code" value={reg.captcha} {...described('captcha')} onChange={(e) => setReg({ ...reg, captcha: e.target.value })} />)}
               <button className="btn" type="button" disabled={busy || countdown > 0} onClick={() => void sendCode()}>
                 {countdown > 0 ? t('user.login.resend', { seconds: countdown }) : t('user.login.sendCode')}
               </button>

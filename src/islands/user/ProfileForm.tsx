@@ -76,9 +76,9 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
         {error('avatar')}
       </div>
       <label className="field"><span>{t('user.login.username')}</span>
-        <input name="username" value={values.username} {...aria('username')} onChange={(e) => setValues({ ...values, username: e.target.value })} />{error('username')}</label>
+        <input type="text" name="username" value={values.username} {...aria('username')} onChange={(e) => setValues({ ...values, username: e.target.value })} />{error('username')}</label>
       <label className="field"><span>{t('user.profile.nickname')}</span>
-        <input name="nickname" value={values.nickname} {...aria('nickname')} onChange={(e) => setValues({ ...values, nickname: e.target.value })} />{error('nickname')}</label>
+        <input type="text" name="nickname" value={values.nickname} {...aria('nickname')} onChange={(e) => setValues({ ...values, nickname: e.target.value })} />{error('nickname')}</label>
       <fieldset className="field radio-group"><legend>{t('user.profile.gender')}</legend>
         {[0, 1, 2].map((g) => (
           <label key={g} className="check"><input type="radio" name="gender" checked={values.gender === g} onChange={() => setValues({ ...values, gender: g })} /> {t(`user.profile.gender${g}`)}</label>
