@@ -119,9 +119,69 @@ test('a reply that ended before the stop reached the server shows whole, without
   await ask(page, 'Finish before the stop');
   await expect(answers(page).last()).toContainText('Answer to');
   chatId = new URL(page.url()).searchParams.get('c')!;
+  const told = page.waitForResponse('**/api/chat/stop', { timeout: 20_000 });
   await page.getByRole('button', { name: '停止' }).click();
+  // Once the server has answered the stop (nothing was running any more), the page has done all it does.
+  expect(((await (await told).json()) as { data: { stopped: boolean } }).data.stopped).toBe(false);
+  await page.waitForTimeout(500);
   await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: 15_000 });
   await expect(answers(page).last()).toContainText('see the guide [1].');
   expect(await shownText(page)).toBe(flat(mockReplyWords('Finish before the stop', WORDS).join('')));
   await expect(answers(page).last()).not.toContainText('已停止');
+});
+
+test('the site assistant\'s framing is in the reader\'s language: an answer given on a Chinese page reads in English on an English one, old answers too', async ({ browser }) => {
+  const name = `chatf${Date.now().toString(36).slice(-6)}`;
+  await newMember(env, name);
+  const page = await logIn(env, browser, name);
+  await openChat(page, 'site');
+  await ask(page, '如何把站点迁移到 PostgreSQL？');
+  const answer = answers(page).last();
+  await expect(answer).toContainText('站点助手：以下内容摘自本站文档与社区，不是 AI 生成的。');
+  await expect(answer).toContainText('最相关的是《');
+  await expect(answer.getByRole('button', { name: '重新生成' })).toBeVisible();
+  const url = page.url();
+
+  // The same member, the same stored answer, on an English page.
+  await page.context().addCookies([{ name: 'ba-lang', value: 'en', url }]);
+  await page.goto(url);
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+  const english = answers(page).last();
+  await expect(english).toContainText("Site assistant: quoted from this site's docs and forum, not written by an AI model.");
+  await expect(english).toContainText('The closest match is “');
+  await expect(english.getByRole('button', { name: 'Regenerate' })).toBeVisible();
+  await expect(english).not.toContainText('站点助手');
+  await expect(english).not.toContainText('最相关的是');
+
+  // An answer stored before, with the Chinese words in its text and its HTML, reads in English too.
+  const [member] = await query<{ id: number }>(env, 'select id from "user" where username = $1', [name]);
+  const chatId = `legacy${Date.now().toString(36)}`;
+  const now = Math.floor(Date.now() / 1000);
+  const text = [
+    '*站点助手：以下内容摘自本站文档与社区，不是 AI 生成的。*', '', '最相关的是《备份》：', '', '先停服务再复制数据目录。 [1]', '',
+    '**相关段落**', '', '[指南 › 备份](/md/guide/ops#backups) [1]', '', '> 先停服务再复制数据目录。', '',
+    '**社区里的相关问题**', '', '- [怎么备份？](/ask/info/3) [2]',
+  ].join('\n');
+  const html = '<p><em>站点助手：以下内容摘自本站文档与社区，不是 AI 生成的。</em></p>\n<p>最相关的是《备份》：</p>\n<p>先停服务再复制数据目录。</p>\n<p><strong>相关段落</strong></p>\n';
+  await query(env, 'insert into chat_conversation (id, user_id, title, model, leaf_id, create_time, update_time) values ($1, $2, $3, $4, $5, $6, $6)', [chatId, member!.id, '怎么备份', 'site', 'a1', now]);
+  await query(env, 'insert into chat_message (id, conversation_id, parent_id, role, text, metadata, create_time) values ($1, $2, $3, $4, $5, $6, $7)', ['q1', chatId, '', 'user', '怎么备份', '{}', now]);
+  await query(env, 'insert into chat_message (id, conversation_id, parent_id, role, text, metadata, create_time) values ($1, $2, $3, $4, $5, $6, $7)',
+    ['a1', chatId, 'q1', 'assistant', text, JSON.stringify({ model: 'site', status: 'done', html, sources: [] }), now]);
+  await page.goto(`/chat?c=${chatId}`);
+  const old = answers(page).last();
+  await expect(old).toContainText("Site assistant: quoted from this site's docs and forum, not written by an AI model.");
+  await expect(old).toContainText('The closest match is “备份”:');
+  await expect(old).toContainText('Relevant passages');
+  await expect(old).toContainText('Related questions in the forum');
+  await expect(old).not.toContainText('站点助手');
+  await expect(old).not.toContainText('相关段落');
+  // Its content is as it was.
+  await expect(old).toContainText('先停服务再复制数据目录。');
+
+  // And back on a Chinese page, in Chinese.
+  await page.context().addCookies([{ name: 'ba-lang', value: 'zh-cn', url }]);
+  await page.goto(url);
+  await expect(answers(page).last()).toContainText('站点助手：以下内容摘自本站文档与社区');
+  await expect(answers(page).last()).not.toContainText('Site assistant');
+  await page.context().close();
 });

@@ -5,6 +5,7 @@ import { DefaultChatTransport, generateId, type UIMessage } from 'ai';
 import { getToken } from '../../lib/client/auth-token';
 import { copyText } from '../../lib/client/secure-context';
 import { textOfParts, type ChatMetadata } from '../../lib/shared/chat';
+import { SITE_ASSISTANT_MODEL, expandFraming, framedText } from '../../lib/shared/chat-frame';
 import { mergeBranch, newestLeaf, pathTo, siblingsOf, type ChatNode, type Tree } from './tree';
 import { translate, type Messages } from '../user/form-helpers';
 import MessageBody from './MessageBody';
@@ -47,6 +48,11 @@ function errorText(error: Error, fallback: string): string {
 export default function ChatView(props: Props) {
   const { chatId, messages: dict, models } = props;
   const t = (key: string, values?: Record<string, string | number>): string => translate(dict, key, values);
+  // An answer's text as the reader reads it: the site assistant's framing in their language.
+  const readable = (m: Message): string => {
+    const text = textOfParts(m.parts as { type: string; text?: string }[]);
+    return m.metadata?.model === SITE_ASSISTANT_MODEL ? expandFraming(framedText(text), t) : text;
+  };
   const [tree, setTree] = useState<Tree>(props.tree);
   const [input, setInput] = useState('');
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
@@ -98,7 +104,7 @@ export default function ChatView(props: Props) {
     if (!wasStreaming.current) return;
     wasStreaming.current = false;
     const last = chat.messages.at(-1);
-    if (last?.role === 'assistant') setAnnounced(`${t('chat.ui.answer')}: ${textOfParts(last.parts as { type: string; text?: string }[])}`);
+    if (last?.role === 'assistant') setAnnounced(`${t('chat.ui.answer')}: ${readable(last)}`);
   }, [chat.status]);
 
   // Every message the chat shows joins the tree.
@@ -240,7 +246,7 @@ export default function ChatView(props: Props) {
                     <button type="button" className="btn btn-sm" disabled={busy} onClick={() => setEditing({ id: m.id, text })}>{t('chat.ui.edit')}</button>
                   ) : (
                     <>
-                      <button type="button" className="btn btn-sm" onClick={() => void copy(m.id, text)}>{copied === m.id ? t('chat.ui.copied') : t('chat.ui.copy')}</button>
+                      <button type="button" className="btn btn-sm" onClick={() => void copy(m.id, readable(m))}>{copied === m.id ? t('chat.ui.copied') : t('chat.ui.copy')}</button>
                       {m.id === lastId && <button type="button" className="btn btn-sm" disabled={busy} onClick={() => void chat.regenerate()}>{t('chat.ui.regenerate')}</button>}
                       {m.metadata?.status === 'stopped' && <span className="muted">{t('chat.ui.stopped')}</span>}
                       {!!m.metadata?.points && <span className="muted">{t('chat.ui.charged', { points: m.metadata.points })}</span>}

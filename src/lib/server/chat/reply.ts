@@ -11,6 +11,7 @@ import { translator, type Locale } from '../../i18n';
 import { renderMarkdown } from '../../markdown/render';
 import { serverHighlight } from '../../markdown/highlight.server';
 import { CHAT_KEY_HEADER, linkCitations, type ChatMetadata, type SourceMeta } from '../../shared/chat';
+import { expandFraming, type Translate } from '../../shared/chat-frame';
 import { textOfParts, type SendInput } from '../../shared/validation/chat';
 import { chatSettings } from './settings';
 import { mayUse, SITE_ASSISTANT, type ChatModelConfig } from './models';
@@ -215,6 +216,9 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
   // An answer stopped before its first word says nothing to the model.
   let modelHistory = history.some((m) => m.role === 'assistant' && !m.text) ? history.filter((m) => m.role === 'user' || m.text) : history;
   if (model) {
+    // The site assistant's answers reach a model with their framing in words (the asker's language).
+    const words: Translate = (key, values) => t(key as 'chat.assistant.label', values);
+    modelHistory = modelHistory.map((m) => (m.role === 'assistant' && m.text.includes('%%frame:') ? { ...m, text: expandFraming(m.text, words) } : m));
     let budget = model.contextWindow - instructionTokens - Math.min(2048, Math.floor(model.contextWindow / 4));
     const kept: typeof history = [];
     for (const m of [...modelHistory].reverse()) {
