@@ -109,6 +109,7 @@ test('a visitor who stops right after sending sees the same part after a reload'
 });
 
 test('a reply that ended before the stop reached the server shows whole, without the stopped mark', async ({ page }) => {
+  test.setTimeout(60_000);
   await openChat(page, 'e2e-stop-slow');
   let chatId = '';
   // The stop is held until the server has finished the reply (a stop that came too late).
