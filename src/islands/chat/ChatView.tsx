@@ -31,8 +31,8 @@ interface Props {
   onBranch(leafId: string): void;
 }
 
-/** How long Stop waits for the server to end the reply's stream before cutting it here. */
-const STOP_WAIT_MS = 5000;
+/** How long Stop waits for the server to end the reply's stream before cutting it here (a second Stop cuts at once). */
+const STOP_WAIT_MS = 15_000;
 
 const toMessage = (n: ChatNode): Message => ({ id: n.id, role: n.role, parts: [{ type: 'text', text: n.text }], metadata: n.metadata });
 
@@ -95,6 +95,7 @@ export default function ChatView(props: Props) {
   const busyRef = useRef(busy);
   busyRef.current = busy;
   const [stopping, setStopping] = useState(false);
+  const cutNow = useRef(false);
   // What a screen reader hears of an answer: the whole of it once it has finished, politely, never
   // each token as it streams in (the message list itself is not a live region).
   const [announced, setAnnounced] = useState('');
@@ -140,10 +141,11 @@ export default function ChatView(props: Props) {
   // Stop asks the server to stop, then lets the reply's stream end by itself: it ends with what the
   // server produced up to the stop and the "stopped" mark (what it stored), or whole when it had
   // ended already. Cutting the stream here instead showed less than was kept, or nothing when the
-  // answer had not started. Only when the server cannot be told, or its end does not come, is the
-  // stream cut here and the reply marked stopped as it stands.
+  // answer had not started. Only when the server cannot be told, or its end does not come (or Stop
+  // is pressed again), is the stream cut here and the reply marked stopped as it stands.
   const stop = async (): Promise<void> => {
-    if (stopping) return;
+    if (stopping) { cutNow.current = true; return; }
+    cutNow.current = false;
     setStopping(true);
     try {
       const told = await fetch('/api/chat/stop', {
@@ -151,7 +153,7 @@ export default function ChatView(props: Props) {
         headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) },
         body: JSON.stringify({ id: chatId, ...(turn.current ? { turn: turn.current } : {}) }),
       }).then(async (r) => r.ok && ((await r.json()) as { code?: number }).code === 1, () => false);
-      for (let waited = 0; told && busyRef.current && waited < STOP_WAIT_MS; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      for (let waited = 0; told && busyRef.current && !cutNow.current && waited < STOP_WAIT_MS; waited += 100) await new Promise((r) => setTimeout(r, 100));
       if (!busyRef.current) return;
       await chat.stop();
       chat.setMessages((messages) => {
@@ -280,7 +282,7 @@ export default function ChatView(props: Props) {
             </select>
           </label>
           {busy
-            ? <button type="button" className="btn" disabled={stopping} onClick={() => void stop()}>{t('chat.ui.stop')}</button>
+            ? <button type="button" className="btn" aria-busy={stopping} onClick={() => void stop()}>{t('chat.ui.stop')}</button>
             : <button type="submit" className="btn btn-primary" disabled={!input.trim()}>{t('chat.ui.send')}</button>}
         </div>
       </form>
