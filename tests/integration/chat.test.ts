@@ -13,6 +13,8 @@ import { createPost } from '../../src/lib/server/ask/posts';
 import { saveModel } from '../../src/lib/server/chat/models';
 import { importBook } from '../../src/lib/server/md/transfer';
 import { upsertBook } from '../../src/lib/server/md/books';
+import { expandFraming, type Translate } from '../../src/lib/shared/chat-frame';
+import { translator } from '../../src/lib/i18n';
 
 let server: InProcessServer;
 let mock: MockOpenAI;
@@ -113,9 +115,10 @@ describe('site assistant', () => {
 
   it('answers in Chinese and offers the forum when nothing matches', async () => {
     const chunks = chunksOf(await (await send(question('如何把站点迁移到 PostgreSQL 数据库？', undefined, 'site'), undefined, 'zh-cn')).text());
-    expect(textOf(chunks)).toContain('站点助手');
+    // The framing is a marker, worded in the reader's language when shown (tests/unit/chat-frame.test.ts).
+    expect(textOf(chunks)).toContain('%%frame:label%%');
     const none = chunksOf(await (await send(question('qwxzvbnm plorktastic', undefined, 'site'))).text());
-    expect(textOf(none)).toContain('/ask/post?title=qwxzvbnm');
+    expect(expandFraming(textOf(none), translator('en', 'chat') as Translate)).toMatch(/\[Ask the community\]\(\S*\/ask\/post\?title=qwxzvbnm/);
   });
 
   it('cites the guide in the language of the question first, the translation only after', async () => {
@@ -231,6 +234,41 @@ describe('stop and resume', () => {
     const row = await waitFor(async () => { const r = await replyOf(body.id); return r?.status === 'stopped' ? r : null; });
     expect(row.completionTokens).toBeGreaterThan(0);
     expect(row.completionTokens).toBeLessThan(12);
+  });
+
+  it('a stop that reaches the server before its question stops the reply as it starts: nothing asked, nothing charged, the stopped reply kept', async () => {
+    const carolRow = await createUser(server.runtime.db, { username: 'chatcarol', password: 'secret123' });
+    const carol = { id: carolRow.id, token: (await loginAs(server.url, server.runtime, 'chatcarol', 'secret123')).token };
+    await adjustScore(server.runtime.db, carol.id, 10, 'test top-up');
+    const scoreOf = async () => (await server.runtime.db.select({ score: user.score }).from(user).where(eq(user.id, carol.id)))[0]!.score;
+    const score = await scoreOf();
+    const stopFor = async (id: string, turn: string, token: string) => ((await (await fetch(`${server.url}/api/chat/stop`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'ba-user-token': token }, body: JSON.stringify({ id, turn }),
+    })).json()) as { data: { stopped: boolean } }).data.stopped;
+    // Stop pressed right after sending: the stop names the send (its turn) and arrives first.
+    const body = { ...question('Stop before I am asked', undefined, 'paidslow'), turn: 'turnStopEarly1' };
+    const before = mock.requests.length;
+    expect(await stopFor(body.id, body.turn, carol.token)).toBe(false);
+    const chunks = chunksOf(await (await send(body, carol.token)).text());
+    const finish = chunks.at(-1)!;
+    expect(finish.type).toBe('finish');
+    expect((finish.messageMetadata as { status: string }).status).toBe('stopped');
+    expect(textOf(chunks)).toBe('');
+    expect(mock.requests.length).toBe(before);
+    const row = await waitFor(async () => { const r = await replyOf(body.id); return r?.status === 'stopped' ? r : null; });
+    expect(row.points).toBe(0);
+    expect(await scoreOf()).toBe(score);
+    // The stopped reply is kept as the page showed it: empty, marked stopped.
+    const stored = await (await fetch(`${server.url}/api/chat/conversation?id=${body.id}`, { headers: { 'ba-user-token': carol.token } })).json() as { data: { messages: { role: string; text: string; metadata: { status?: string } }[] } };
+    const answer = stored.data.messages.find((m) => m.role === 'assistant');
+    expect(answer?.text).toBe('');
+    expect(answer?.metadata.status).toBe('stopped');
+    // Someone else naming the same chat and turn stops nothing of Carol's.
+    const other = { ...question('Not yours to stop', undefined, 'mock'), turn: 'turnStopOther1' };
+    await stopFor(other.id, other.turn, bob.token);
+    const done = chunksOf(await (await send(other, carol.token)).text());
+    expect(textOf(done)).toContain('see the guide [1].');
+    expect((done.at(-1)!.messageMetadata as { status: string }).status).toBe('done');
   });
 
   it('a dropped connection keeps the reply going; the stream endpoint resumes it, then answers 204', async () => {

@@ -10,6 +10,8 @@ import { failureOf } from '../../src/lib/server/chat/provider';
 import { assistantAnswer, pieces } from '../../src/lib/server/chat/assistant';
 import { mayUse } from '../../src/lib/server/chat/models';
 import { renderMarkdown } from '../../src/lib/markdown/render';
+import { expandFraming, frameLine, type Translate } from '../../src/lib/shared/chat-frame';
+import { translator } from '../../src/lib/i18n';
 
 describe('keywordsOf', () => {
   it('keeps the topic words of a question in either language', () => {
@@ -108,11 +110,13 @@ describe('the site assistant', () => {
       { n: 1, kind: 'doc', title: 'Guide', heading: 'Backups', url: '/md/guide/ops#backups', text: 'Copy the data directory while the server is stopped. Then restart.' },
       { n: 2, kind: 'post', title: 'How to back up?', heading: '', url: '/ask/info/3', text: 'question' },
     ], 'en', '/ask/post?title=backup');
-    expect(answer).toContain('not written by an AI model');
+    // The framing is markers, in the reader's words when shown (chat-frame.test.ts).
+    expect(answer).toContain(frameLine('label'));
+    expect(expandFraming(answer, translator('en', 'chat') as Translate)).toContain('not written by an AI model');
     expect(answer).toContain('Copy the data directory while the server is stopped. [1]');
     expect(answer).toContain('- [How to back up?](/ask/info/3) [2]');
     const none = assistantAnswer('zzz', [], 'zh-cn', '/ask/post?title=zzz');
-    expect(none).toContain('[到社区提问](/ask/post?title=zzz)');
+    expect(expandFraming(none, translator('zh-cn', 'chat') as Translate)).toContain('[到社区提问](/ask/post?title=zzz)');
     expect([...pieces('数据库迁移 to PostgreSQL')].join('')).toBe('数据库迁移 to PostgreSQL');
   });
 });

@@ -1,10 +1,11 @@
 // One conversation: the messages of the branch shown, streaming through the AI SDK's useChat.
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport, type UIMessage } from 'ai';
+import { DefaultChatTransport, generateId, type UIMessage } from 'ai';
 import { getToken } from '../../lib/client/auth-token';
 import { copyText } from '../../lib/client/secure-context';
 import { textOfParts, type ChatMetadata } from '../../lib/shared/chat';
+import { SITE_ASSISTANT_MODEL, expandFraming, framedText } from '../../lib/shared/chat-frame';
 import { mergeBranch, newestLeaf, pathTo, siblingsOf, type ChatNode, type Tree } from './tree';
 import { translate, type Messages } from '../user/form-helpers';
 import MessageBody from './MessageBody';
@@ -30,6 +31,9 @@ interface Props {
   onBranch(leafId: string): void;
 }
 
+/** How long Stop waits for the server to end the reply's stream before cutting it here (a second Stop cuts at once). */
+const STOP_WAIT_MS = 15_000;
+
 const toMessage = (n: ChatNode): Message => ({ id: n.id, role: n.role, parts: [{ type: 'text', text: n.text }], metadata: n.metadata });
 
 /** The error text a failed send carries: the envelope's message when there is one. */
@@ -44,6 +48,11 @@ function errorText(error: Error, fallback: string): string {
 export default function ChatView(props: Props) {
   const { chatId, messages: dict, models } = props;
   const t = (key: string, values?: Record<string, string | number>): string => translate(dict, key, values);
+  // An answer's text as the reader reads it: the site assistant's framing in their language.
+  const readable = (m: Message): string => {
+    const text = textOfParts(m.parts as { type: string; text?: string }[]);
+    return m.metadata?.model === SITE_ASSISTANT_MODEL ? expandFraming(framedText(text), t) : text;
+  };
   const [tree, setTree] = useState<Tree>(props.tree);
   const [input, setInput] = useState('');
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
@@ -58,9 +67,11 @@ export default function ChatView(props: Props) {
     credentials: 'same-origin',
     // The key binds a visitor's reply to this browser: only it can stop or resume it.
     headers: () => ({ 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) }) as Record<string, string>,
+    // `turn` names this send: Stop names it too, so the server stops its reply even when the stop
+    // arrives before the question does (Stop pressed right after sending).
     prepareSendMessagesRequest: ({ id, messages, headers }) => ({
       headers,
-      body: { id, model: modelRef.current, messages: messages.map((m) => ({ id: m.id, role: m.role, parts: [{ type: 'text', text: textOfParts(m.parts as { type: string; text?: string }[]) }] })) },
+      body: { id, model: modelRef.current, turn: (turn.current = generateId()), messages: messages.map((m) => ({ id: m.id, role: m.role, parts: [{ type: 'text', text: textOfParts(m.parts as { type: string; text?: string }[]) }] })) },
     }),
     // `after`: the question still waiting for its answer here, so an answer that finished while the
     // page was away comes back too (a visitor's conversation lives only in this browser).
@@ -71,6 +82,7 @@ export default function ChatView(props: Props) {
 
   // An answer still being written when the page was left is resumed, not shown half.
   const waiting = useRef('');
+  const turn = useRef('');
   const initial = useMemo(() => {
     const path = pathTo(props.tree, props.leafId);
     if (path.at(-1)?.role === 'assistant' && !path.at(-1)?.metadata?.status) path.pop();
@@ -80,6 +92,10 @@ export default function ChatView(props: Props) {
 
   const chat = useChat<Message>({ id: chatId, messages: initial, transport, resume: true, throttle: 40 });
   const busy = chat.status === 'submitted' || chat.status === 'streaming';
+  const busyRef = useRef(busy);
+  busyRef.current = busy;
+  const [stopping, setStopping] = useState(false);
+  const cutNow = useRef(false);
   // What a screen reader hears of an answer: the whole of it once it has finished, politely, never
   // each token as it streams in (the message list itself is not a live region).
   const [announced, setAnnounced] = useState('');
@@ -89,7 +105,7 @@ export default function ChatView(props: Props) {
     if (!wasStreaming.current) return;
     wasStreaming.current = false;
     const last = chat.messages.at(-1);
-    if (last?.role === 'assistant') setAnnounced(`${t('chat.ui.answer')}: ${textOfParts(last.parts as { type: string; text?: string }[])}`);
+    if (last?.role === 'assistant') setAnnounced(`${t('chat.ui.answer')}: ${readable(last)}`);
   }, [chat.status]);
 
   // Every message the chat shows joins the tree.
@@ -122,16 +138,31 @@ export default function ChatView(props: Props) {
     void chat.sendMessage({ text });
   };
 
+  // Stop asks the server to stop, then lets the reply's stream end by itself: it ends with what the
+  // server produced up to the stop and the "stopped" mark (what it stored), or whole when it had
+  // ended already. Cutting the stream here instead showed less than was kept, or nothing when the
+  // answer had not started. Only when the server cannot be told, or its end does not come (or Stop
+  // is pressed again), is the stream cut here and the reply marked stopped as it stands.
   const stop = async (): Promise<void> => {
-    await fetch('/api/chat/stop', {
-      method: 'POST', credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) },
-      body: JSON.stringify({ id: chatId }),
-    }).catch(() => undefined);
-    await chat.stop();
-    const last = chat.messages.at(-1);
-    if (last?.role === 'assistant') {
-      chat.setMessages(chat.messages.map((m) => (m.id === last.id ? { ...m, metadata: { ...m.metadata, status: 'stopped' } } : m)));
+    if (stopping) { cutNow.current = true; return; }
+    cutNow.current = false;
+    setStopping(true);
+    try {
+      const told = await fetch('/api/chat/stop', {
+        method: 'POST', credentials: 'same-origin',
+        headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) },
+        body: JSON.stringify({ id: chatId, ...(turn.current ? { turn: turn.current } : {}) }),
+      }).then(async (r) => r.ok && ((await r.json()) as { code?: number }).code === 1, () => false);
+      for (let waited = 0; told && busyRef.current && !cutNow.current && waited < STOP_WAIT_MS; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      if (!busyRef.current) return;
+      await chat.stop();
+      chat.setMessages((messages) => {
+        const last = messages.at(-1);
+        if (last?.role === 'assistant') return messages.map((m) => (m === last ? { ...m, metadata: { ...m.metadata, status: 'stopped' as const } } : m));
+        return [...messages, { id: generateId(), role: 'assistant', parts: [], metadata: { status: 'stopped' } }];
+      });
+    } finally {
+      setStopping(false);
     }
   };
 
@@ -217,7 +248,7 @@ export default function ChatView(props: Props) {
                     <button type="button" className="btn btn-sm" disabled={busy} onClick={() => setEditing({ id: m.id, text })}>{t('chat.ui.edit')}</button>
                   ) : (
                     <>
-                      <button type="button" className="btn btn-sm" onClick={() => void copy(m.id, text)}>{copied === m.id ? t('chat.ui.copied') : t('chat.ui.copy')}</button>
+                      <button type="button" className="btn btn-sm" onClick={() => void copy(m.id, readable(m))}>{copied === m.id ? t('chat.ui.copied') : t('chat.ui.copy')}</button>
                       {m.id === lastId && <button type="button" className="btn btn-sm" disabled={busy} onClick={() => void chat.regenerate()}>{t('chat.ui.regenerate')}</button>}
                       {m.metadata?.status === 'stopped' && <span className="muted">{t('chat.ui.stopped')}</span>}
                       {!!m.metadata?.points && <span className="muted">{t('chat.ui.charged', { points: m.metadata.points })}</span>}
@@ -251,7 +282,7 @@ export default function ChatView(props: Props) {
             </select>
           </label>
           {busy
-            ? <button type="button" className="btn" onClick={() => void stop()}>{t('chat.ui.stop')}</button>
+            ? <button type="button" className="btn" aria-busy={stopping} onClick={() => void stop()}>{t('chat.ui.stop')}</button>
             : <button type="submit" className="btn btn-primary" disabled={!input.trim()}>{t('chat.ui.send')}</button>}
         </div>
       </form>

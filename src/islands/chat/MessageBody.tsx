@@ -3,6 +3,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { copyText } from '../../lib/client/secure-context';
 import { linkCitations, type ChatMetadata, type SourceMeta } from '../../lib/shared/chat';
+import { SITE_ASSISTANT_MODEL, expandFramingHtml, framedText } from '../../lib/shared/chat-frame';
 import { translate, type Messages } from '../user/form-helpers';
 
 interface Props { text: string; metadata?: ChatMetadata; streaming: boolean; messages: Messages }
@@ -30,15 +31,21 @@ function useRenderer(needed: boolean): Render | null {
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export default function MessageBody({ text, metadata, streaming, messages }: Props) {
+export default function MessageBody({ text: stored, metadata, streaming, messages }: Props) {
   const sources = metadata?.sources ?? [];
   const ref = useRef<HTMLDivElement>(null);
   const [preview, setPreview] = useState<{ source: SourceMeta; top: number; left: number } | null>(null);
+  // The site assistant's framing is in the reader's language (an answer stored with it in words is
+  // recognised: its stored HTML holds the words of the language it was asked in, so it is rendered again).
+  const assistant = metadata?.model === SITE_ASSISTANT_MODEL;
+  const text = useMemo(() => (assistant ? framedText(stored) : stored), [assistant, stored]);
   // The server's rendering (code highlighted) once the answer is complete; the same pipeline here while it streams.
-  const serverHtml = !streaming && metadata?.html ? metadata.html : null;
+  const serverHtml = !streaming && metadata?.html && text === stored ? metadata.html : null;
   const render = useRenderer(serverHtml === null);
-  const html = useMemo(() => serverHtml ?? (render ? render(linkCitations(text, sources)).html : `<p style="white-space:pre-wrap">${escapeHtml(text)}</p>`),
-    [text, serverHtml, render, sources]);
+  const html = useMemo(() => {
+    const made = serverHtml ?? (render ? render(linkCitations(text, sources)).html : `<p style="white-space:pre-wrap">${escapeHtml(text)}</p>`);
+    return assistant ? expandFramingHtml(made, (key, values) => translate(messages, key, values)) : made;
+  }, [text, serverHtml, render, sources, assistant, messages]);
 
   useEffect(() => {
     const root = ref.current;

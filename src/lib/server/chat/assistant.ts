@@ -1,7 +1,8 @@
 // The built-in site assistant: no generative model. It answers from retrieval alone, honestly
 // labelled: a lead from the best-matching section, the passages quoted with their links, related
 // forum questions, or an offer to ask the forum with the question filled in.
-import { translator, type Locale } from '../../i18n';
+import type { Locale } from '../../i18n';
+import { frameLine } from '../../shared/chat-frame';
 import { plainText, withoutCalloutMarkers } from '../search/text';
 import type { Source } from './retrieve';
 
@@ -91,14 +92,17 @@ export function quoteMarkdown(markdown: string, chars = 600): string {
 
 const escapeMd = (s: string): string => s.replace(/([[\]\\*_`<>])/g, '\\$1');
 
-/** The assistant's answer in markdown; citations are `[n]` like a model's. */
-export function assistantAnswer(question: string, sources: Source[], locale: Locale, askUrl: string): string {
-  const t = translator(locale, 'chat');
-  const lines: string[] = [t('chat.assistant.label'), ''];
+/**
+ * The assistant's answer in markdown; citations are `[n]` like a model's. Its framing (label,
+ * lead-in, headings, the forum offer) is marker lines, put in the reader's words when shown
+ * (src/lib/shared/chat-frame.ts): an answer read later in the other language reads in that one.
+ */
+export function assistantAnswer(question: string, sources: Source[], _locale: Locale, askUrl: string): string {
+  const lines: string[] = [frameLine('label'), ''];
   if (!sources.length) {
     const short = Array.from(question.trim()).slice(0, 80).join('');
-    lines.push(t('chat.assistant.nothing', { question: escapeMd(short) }), '');
-    lines.push(`[${t('chat.assistant.askForum')}](${askUrl})`);
+    lines.push(frameLine('nothing', { question: short }), '');
+    lines.push(frameLine('askForum', { url: askUrl }));
     return lines.join('\n');
   }
   const docs = sources.filter((s) => s.kind === 'doc' || s.kind === 'answer');
@@ -106,9 +110,9 @@ export function assistantAnswer(question: string, sources: Source[], locale: Loc
   // The lead: the best passage's first sentence of prose (a table or a command says nothing alone).
   const prose = best.markdown ? blocksOf(best.markdown).find((b) => !isTable(b) && !isFence(b) && !/^\*\*/.test(b)) : best.text;
   const lead = prose ? firstSentence(best.markdown ? plainText(prose) : prose) : '';
-  lines.push(t('chat.assistant.lead', { title: escapeMd(best.heading || best.title) }), '', lead ? `${lead} [${best.n}]` : `[${best.n}]`, '');
+  lines.push(frameLine('lead', { title: best.heading || best.title }), '', lead ? `${lead} [${best.n}]` : `[${best.n}]`, '');
   if (docs.length) {
-    lines.push(`**${t('chat.assistant.passages')}**`, '');
+    lines.push(frameLine('passages'), '');
     for (const s of docs.slice(0, 3)) {
       const name = s.heading && s.heading !== s.title ? `${s.title} › ${s.heading}` : s.title;
       lines.push(`[${escapeMd(name)}](${s.url}) [${s.n}]`, '', quoteMarkdown(s.markdown ?? s.text), '');
@@ -116,7 +120,7 @@ export function assistantAnswer(question: string, sources: Source[], locale: Loc
   }
   const related = sources.filter((s) => s.kind === 'post');
   if (related.length) {
-    lines.push(`**${t('chat.assistant.related')}**`, '');
+    lines.push(frameLine('related'), '');
     for (const s of related) lines.push(`- [${escapeMd(s.title)}](${s.url}) [${s.n}]`);
   }
   return lines.join('\n').trimEnd();

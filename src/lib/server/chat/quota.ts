@@ -158,7 +158,9 @@ export async function settleReply(db: Db, replyId: string, model: ChatModelConfi
     const [member] = held.userId ? await tx.select({ score: user.score }).from(user).where(eq(user.id, held.userId)).for('update') : [];
     const [row] = await tx.update(chatReply).set({ ...ended, points: 0 }).where(and(eq(chatReply.id, replyId), eq(chatReply.status, 'streaming'))).returning({ id: chatReply.id });
     if (!row) return null;
-    if (!model || held.free === 1 || held.userId === 0 || (end.status === 'failed' && end.completionTokens === 0)) return 0;
+    // A failure before any output used nothing, nor did a stop before the provider was asked.
+    const unused = (end.status === 'failed' && end.completionTokens === 0) || (end.status === 'stopped' && end.promptTokens + end.completionTokens === 0);
+    if (!model || held.free === 1 || held.userId === 0 || unused) return 0;
     const cost = replyCost(model, end.promptTokens, end.completionTokens);
     if (cost <= 0) return 0;
     const score = member?.score ?? 0;

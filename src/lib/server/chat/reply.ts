@@ -11,6 +11,7 @@ import { translator, type Locale } from '../../i18n';
 import { renderMarkdown } from '../../markdown/render';
 import { serverHighlight } from '../../markdown/highlight.server';
 import { CHAT_KEY_HEADER, linkCitations, type ChatMetadata, type SourceMeta } from '../../shared/chat';
+import { expandFraming, type Translate } from '../../shared/chat-frame';
 import { textOfParts, type SendInput } from '../../shared/validation/chat';
 import { chatSettings } from './settings';
 import { mayUse, SITE_ASSISTANT, type ChatModelConfig } from './models';
@@ -92,6 +93,9 @@ function instructionsFor(sources: Source[], siteName: string, locale: Locale): {
 
 /** What a reply keeps of a visitor's key: its hash (a reader of the database cannot stop or resume with it). */
 const ownerKeyOf = (key: string): string => createHash('sha256').update(key).digest('base64url');
+
+/** Who a stop note is for: a member, or a visitor by their key's hash ('' when neither: no note). */
+const ownerIdOf = (userId: number, ownerKey: string): string => (userId ? `u${userId}` : ownerKey ? `k${ownerKey}` : '');
 
 /** One UI message chunk as an SSE frame, and the frame that ends a stream (what `JsonToSseTransformStream` writes). */
 const sseFrame = (chunk: unknown): string => `data: ${JSON.stringify(chunk)}\n\n`;
@@ -209,11 +213,15 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
   const { text: instructions, tokens: instructionTokens } = instructionsFor(sources, siteName, asker.locale);
 
   // Keep the newest history that fits the model's context with the instructions and room to answer.
-  let modelHistory = history;
+  // An answer stopped before its first word says nothing to the model.
+  let modelHistory = history.some((m) => m.role === 'assistant' && !m.text) ? history.filter((m) => m.role === 'user' || m.text) : history;
   if (model) {
+    // The site assistant's answers reach a model with their framing in words (the asker's language).
+    const words: Translate = (key, values) => t(key as 'chat.assistant.label', values);
+    modelHistory = modelHistory.map((m) => (m.role === 'assistant' && m.text.includes('%%frame:') ? { ...m, text: expandFraming(m.text, words) } : m));
     let budget = model.contextWindow - instructionTokens - Math.min(2048, Math.floor(model.contextWindow / 4));
     const kept: typeof history = [];
-    for (const m of [...history].reverse()) {
+    for (const m of [...modelHistory].reverse()) {
       budget -= estimateTokens(m.text) + 4;
       if (budget < 0 && kept.length) break;
       kept.unshift(m);
@@ -247,7 +255,12 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
   }
 
   const controller = new AbortController();
-  const untrack = streams.track({ replyId, chatId: input.id, userId: asker.userId, ownerKey }, controller);
+  const turn = input.turn;
+  const untrack = streams.track({ replyId, chatId: input.id, userId: asker.userId, ownerKey, turn }, controller);
+  // Stop pressed right after sending can reach the server before the question: its note stops the
+  // reply as it starts (tracked first, so a stop that comes after this look finds it running).
+  const owner = ownerIdOf(asker.userId, ownerKey);
+  if (turn && owner && await streams.stopWanted(input.id, turn, owner).catch(() => false)) controller.abort('stop');
   // The writes that record the question (and a free reply's row) run beside the provider's first
   // token: a free reply's row is only needed to settle it (and to find it from another instance),
   // so nothing waits for them before the stream starts. Settling waits for them; a failed write
@@ -300,7 +313,8 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
     ]);
     runtime.countChatReply?.({ model: modelName, status: end.status, promptTokens: end.promptTokens, completionTokens: end.completionTokens, points: points ?? 0 });
     const metadata: ChatMetadata = { model: modelName, sources: metaSources, html, status: end.status, points: points ?? 0, tokens: end.promptTokens + end.completionTokens, createTime };
-    if (text) {
+    // A stopped reply is kept even empty (stopped before its first word): the page shows it so.
+    if (text || end.status === 'stopped') {
       // Members' answers join their stored conversation; a visitor's is kept a day, so a reload
       // after its end (the conversation lives in their browser) still shows it.
       const kept = member
@@ -363,6 +377,11 @@ async function streamModel(
   let started = false;
   let caught: unknown = null;
   let generation: Awaited<ReturnType<typeof generate>> | null = null;
+  // Stopped before the provider was asked: nothing was used, nothing is charged.
+  if (controller.signal.aborted && controller.signal.reason === 'stop') {
+    if (timer) clearTimeout(timer);
+    return { text, end: { status: 'stopped', promptTokens: 0, completionTokens: 0 }, errorKey: null };
+  }
   try {
     // Text arrives gathered into frames (completion.ts): one UI chunk, SSE frame and socket write each.
     // No longer than the history trimming left room for, and what the reply's hold was priced at.
@@ -449,10 +468,15 @@ export async function resumeReply(runtime: Runtime, asker: Pick<Asker, 'userId' 
   return null;
 }
 
-/** Stops the running reply of a chat the asker owns; false when none runs. */
-export async function stopReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'key'>, chatId: string): Promise<boolean> {
-  const mine = (await runningReplies(runtime, chatId)).filter((r) => owns(asker, r));
+/**
+ * Stops the running reply of a chat the asker owns; false when none runs. `turn` (the page's name
+ * for its send) also stops that send's reply if it has not started yet, as it starts.
+ */
+export async function stopReply(runtime: Runtime, asker: Pick<Asker, 'userId' | 'key'>, chatId: string, turn?: string): Promise<boolean> {
   const streams = await chatStreams(runtime);
+  const owner = ownerIdOf(asker.userId, asker.key ? ownerKeyOf(asker.key) : '');
+  if (turn && owner) await streams.stopTurn(chatId, turn, owner);
+  const mine = (await runningReplies(runtime, chatId)).filter((r) => owns(asker, r));
   for (const r of mine) await streams.stop(r.id);
   return mine.length > 0;
 }

@@ -20,8 +20,14 @@ const FINISHED_MAX = 2000;
  */
 const MODELS_TTL_MS = 2_000;
 
-/** Who a running reply belongs to (a member, or the hash of a visitor's key), to find it by its chat without the database. */
-export interface RunningReply { replyId: string; chatId: string; userId: number; ownerKey: string }
+/**
+ * Who a running reply belongs to (a member, or the hash of a visitor's key), to find it by its chat
+ * without the database; `turn` is the page's name for the send that started it (a stop names it).
+ */
+export interface RunningReply { replyId: string; chatId: string; userId: number; ownerKey: string; turn?: string }
+
+/** How long a stop that came before its reply started waits for it. */
+const STOP_WAIT_SECONDS = 120;
 
 /** A visitor's finished reply, kept so a reload after its end shows it (their chats live in the browser). */
 export interface FinishedReply { replyId: string; chatId: string; userId: number; ownerKey: string; parentId: string; text: string; metadata: Record<string, unknown> }
@@ -42,6 +48,13 @@ export interface ChatStreams {
   recall(chatId: string): Promise<FinishedReply | null>;
   /** Stops a reply wherever it runs. */
   stop(replyId: string): Promise<void>;
+  /**
+   * Stops the reply a page's send (`turn`, in a chat, by an owner) started, wherever it runs, and
+   * if it has not started yet, as it starts: a stop can reach the server before its question does.
+   */
+  stopTurn(chatId: string, turn: string, owner: string): Promise<void>;
+  /** Whether a stop for this send came before its reply started. */
+  stopWanted(chatId: string, turn: string, owner: string): Promise<boolean>;
   /** How many replies this instance is generating. */
   running(): number;
   close(): Promise<void>;
@@ -132,15 +145,15 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
   });
   const finishedKey = (chatId: string): string => `${runtime.config.redisPrefix}chat-finished:${chatId}`;
   const finished = new Map<string, { value: string; expires: number }>();
-  let kv: { set(key: string, value: string): Promise<unknown>; get(key: string): Promise<string | null> };
+  let kv: { set(key: string, value: string, seconds?: number): Promise<unknown>; get(key: string): Promise<string | null> };
   if (redis) {
     const client = redis;
-    kv = { set: (key, value) => client.set(key, value, 'EX', FINISHED_SECONDS), get: (key) => client.get(key) };
+    kv = { set: (key, value, seconds = FINISHED_SECONDS) => client.set(key, value, 'EX', seconds), get: (key) => client.get(key) };
   } else {
     kv = {
-      async set(key, value) {
+      async set(key, value, seconds = FINISHED_SECONDS) {
         finished.delete(key);
-        finished.set(key, { value, expires: Date.now() + FINISHED_SECONDS * 1000 });
+        finished.set(key, { value, expires: Date.now() + seconds * 1000 });
         while (finished.size > FINISHED_MAX) finished.delete(finished.keys().next().value!);
       },
       async get(key) {
@@ -150,9 +163,16 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
       },
     };
   }
+  const stopKey = (chatId: string, turn: string, owner: string): string => `${runtime.config.redisPrefix}chat-stop:${chatId}:${turn}:${owner}`;
+  const ownerOf = (reply: RunningReply): string => (reply.userId ? `u${reply.userId}` : `k${reply.ownerKey}`);
+  const stopLocalTurn = (chatId: string, turn: string, owner: string): void => {
+    const reply = running.get(chatId);
+    if (reply && reply.turn === turn && ownerOf(reply) === owner) controllers.get(reply.replyId)?.abort('stop');
+  };
   const unsubscribe = runtime.bus.subscribe(STOP_CHANNEL, (message) => {
-    const id = (message as { id?: string }).id;
+    const { id, chatId, turn, owner } = message as { id?: string; chatId?: string; turn?: string; owner?: string };
     if (id) controllers.get(id)?.abort('stop');
+    if (chatId && turn && owner) stopLocalTurn(chatId, turn, owner);
   });
   const streams: ChatStreams = {
     context,
@@ -186,6 +206,15 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
     async stop(replyId) {
       controllers.get(replyId)?.abort('stop');
       await runtime.bus.publish(STOP_CHANNEL, { id: replyId });
+    },
+    async stopTurn(chatId, turn, owner) {
+      // Noted first, then looked for: a reply that starts in between finds the note (sendReply).
+      await kv.set(stopKey(chatId, turn, owner), '1', STOP_WAIT_SECONDS);
+      stopLocalTurn(chatId, turn, owner);
+      await runtime.bus.publish(STOP_CHANNEL, { chatId, turn, owner });
+    },
+    async stopWanted(chatId, turn, owner) {
+      return (await kv.get(stopKey(chatId, turn, owner))) !== null;
     },
     running: () => controllers.size,
     async close() {

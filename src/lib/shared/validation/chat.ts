@@ -24,9 +24,14 @@ export const SendInput = z.object({
   model: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, { error: 'field.format' }).optional(),
   trigger: z.string().max(40).optional(),
   messageId: z.string().max(64).optional(),
+  /** The page's name for this send: a stop that names it stops this reply, even one not started yet. */
+  turn: chatId.optional(),
 }).loose();
 
 export const ChatIdInput = z.object({ id: chatId });
+
+/** Stopping: `turn` names the send whose reply to stop (it may not have started yet). */
+export const StopInput = z.object({ id: chatId, turn: chatId.optional() });
 
 /** Resuming: `after` is the last message the page has when it is a question waiting for its answer. */
 export const ResumeInput = z.object({ id: chatId, after: chatId.optional() });
