@@ -183,9 +183,14 @@ describe('the audit log of the CLI', () => {
     expect(JSON.stringify(rows)).not.toMatch(/sk-secret-value|a-long-pass1/);
     // Read-only commands leave no row.
     const [{ id: lastId } = { id: 0 }] = await rt.db.select({ id: adminLog.id }).from(adminLog).orderBy(desc(adminLog.id)).limit(1);
-    for (const args of [['user:list'], ['chat:list'], ['chat:usage'], ['developer:list']]) await runCommand(args, rt, { out: () => {}, err: () => {}, cwd: dir });
+    let listed = '';
+    for (const args of [['user:list'], ['chat:list'], ['chat:usage'], ['developer:list']]) await runCommand(args, rt, { out: (s) => { if (args[0] === 'user:list') listed += s; }, err: () => {}, cwd: dir });
     const [{ id: stillLast } = { id: 0 }] = await rt.db.select({ id: adminLog.id }).from(adminLog).orderBy(desc(adminLog.id)).limit(1);
     expect(stillLast).toBe(lastId);
+    // user:list starts with a header row naming its tab-separated columns.
+    const lines = listed.trimEnd().split('\n');
+    expect(lines[0]).toBe('id\tusername\tnickname\temail\tmobile\tgroup\tstatus\tbalance\tpoints');
+    expect(lines.slice(1).every((l) => l.split('\t').length === 9)).toBe(true);
     expect((await rt.db.select({ id: user.id }).from(user).where(eq(user.username, 'dave'))).length).toBe(1);
   }, 180_000);
 });
