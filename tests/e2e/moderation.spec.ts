@@ -100,6 +100,21 @@ test.describe('moderation and confirmations', () => {
     await expect(english).toBeHidden();
     await page.reload();
     await expect(group).toHaveText(en['admin.group.default.members']);
+
+    // Console tables at 1366 px wrap at spaces only: names, groups and addresses stay whole.
+    const lineCounts = (cells: string) => page.locator(cells).evaluateAll((els) => els.map((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return `${el.textContent?.trim()}: ${new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size}`;
+    }));
+    await page.goto(`${srv.url}/admin/audit`);
+    const audit = await lineCounts('tr[data-audit] td:nth-child(2), tr[data-audit] td:nth-child(7)');
+    expect(audit.length).toBeGreaterThan(0);
+    expect(audit.filter((c) => !c.endsWith(': 1'))).toEqual([]);
+    await page.goto(`${srv.url}/admin/members`);
+    const members = await lineCounts('tbody tr td:nth-child(4)');
+    expect(members).toContain(`${en['admin.group.default.admins']}: 1`);
+    expect(members.filter((c) => !c.endsWith(': 1'))).toEqual([]);
     await context.close();
   });
 
