@@ -15,6 +15,7 @@ import { TEMPLATE_DIR, TMP, ROOT } from '../helpers/paths';
 import { readConfig } from '../../src/lib/server/env';
 import { createRuntime } from '../../src/lib/server/runtime';
 import { createUser } from '../../src/lib/server/account/users';
+import { recordAction } from '../../src/lib/server/admin/audit';
 
 let srv: TestServer;
 let site: AdminSite;
@@ -42,6 +43,9 @@ test.describe('moderation and confirmations', () => {
       ids.boss = (await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: 2 })).id;
       ids.carol = (await createUser(rt.db, { username: 'carol', email: 'carol@example.com', password: PASSWORD })).id;
       ids.dave = (await createUser(rt.db, { username: 'dave', email: 'dave@example.com', password: PASSWORD })).id;
+      // An audit row with a long target and a long value: the table has to share its width.
+      await recordAction(rt.db, { id: ids.boss, username: 'administrator', ip: '127.0.0.1' }, 'config:set', `upload_allowed_mime_types_${'x'.repeat(80)}`, '',
+        Array.from({ length: 30 }, (_, i) => `image/type-${i}`).join(', '));
     } finally {
       await rt.close();
     }
