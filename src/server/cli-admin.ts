@@ -31,13 +31,15 @@ DATA_DIR/atrium.sock; the output is the same.
 `;
 
 /** Commands that change nothing (no audit row). */
-export const READ_ONLY = new Set(['config:list', 'config:get', 'user:list', 'invoice:list', 'withdraw:list', 'md:books', 'md:export', 'module:list', 'developer:list', 'help', '--help', 'audit:list']);
+export const READ_ONLY = new Set(['config:list', 'config:get', 'user:list', 'invoice:list', 'withdraw:list', 'md:books', 'md:export', 'module:list', 'developer:list', 'help', '--help', 'audit:list', 'chat:list', 'chat:usage']);
 
 const SECRET_ARGS: Record<string, number> = { 'user:create': 2, 'user:create-admin': 2 };
+/** Flags whose value is a secret (a model's API key): masked in the audit row like passwords. */
+const SECRET_FLAGS = new Set(['--key']);
 
 /** One audit row for a CLI command that changed something (passwords masked). */
 export async function auditCli(runtime: Runtime, command: string, args: string[], before: string): Promise<void> {
-  const shown = args.map((a, i) => (SECRET_ARGS[command] === i ? '********' : a));
+  const shown = args.map((a, i) => (SECRET_ARGS[command] === i || (i > 0 && SECRET_FLAGS.has(args[i - 1]!)) ? '********' : a));
   const after = command === 'config:set' ? args[1] ?? '' : shown.join(' ');
   await recordAction(runtime.db, CLI_ACTOR, command, shown[0] ?? '', before, after);
 }

@@ -152,6 +152,8 @@ async function dispatch(runtime: Runtime, command: string, rest: string[]): Prom
       case 'user:list': {
         const page = Math.max(1, Number(rest[0] ?? 1) || 1);
         const rows = await runtime.db.select().from(user).orderBy(asc(user.id)).limit(20).offset((page - 1) * 20);
+        // The header names the columns (tab-separated like the rows, so `cut -f` still works).
+        if (rows.length) stdout.write('id\tusername\tnickname\temail\tmobile\tgroup\tstatus\tbalance\tpoints\n');
         for (const r of rows) {
           stdout.write(`${r.id}\t${r.username}\t${r.nickname}\t${r.email || '-'}\t${r.mobile || '-'}\tgroup ${r.groupId}\t${r.status}\t${formatMoney(r.money)}\t${r.score}\n`);
         }

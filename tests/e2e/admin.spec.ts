@@ -163,6 +163,10 @@ for (const width of [1366, 390]) {
       await expect(withdrawal.locator('[data-error-for="remark"]')).toHaveText(zh['admin.reasonRequired']);
       await withdrawal.getByLabel(zh['admin.reason']).fill('已转账 流水 42');
       await withdrawal.getByRole('button', { name: zh['admin.finance.pay'] }).click();
+      // Paying cannot be undone: the console asks first (issue 28).
+      const confirmation = page.getByRole('dialog', { name: zh['admin.confirm.title'] });
+      await expect(confirmation).toContainText(zh['admin.confirm.withdrawal']);
+      await confirmation.getByRole('button', { name: zh['admin.confirm.ok'] }).click();
       await expect(withdrawal).toHaveCount(0);
       await noSidewaysScroll(page);
       await shot('finance');

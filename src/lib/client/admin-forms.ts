@@ -39,11 +39,48 @@ function showErrors(form: HTMLFormElement, fields: Record<string, string>): void
   form.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
 }
 
+/**
+ * What to ask before sending, if anything: `data-confirm` on the button pressed, on the form, or on
+ * a chosen option (e.g. the administrators' group in the member's group select).
+ */
+function confirmationOf(form: HTMLFormElement, submitter: HTMLElement | null): string | null {
+  const chosen = Array.from(form.querySelectorAll<HTMLOptionElement>('option[data-confirm]')).find((o) => o.selected);
+  return submitter?.dataset.confirm || form.dataset.confirm || chosen?.dataset.confirm || null;
+}
+
+/**
+ * Asks in the console's own dialog (layouts/Admin.astro: the page's language, a modal the keyboard
+ * drives: focus starts on Cancel, Esc cancels, Tab stays inside); true when confirmed.
+ */
+function askConfirmation(question: string): Promise<boolean> {
+  const dialog = document.querySelector<HTMLDialogElement>('dialog[data-admin-confirm]');
+  if (!dialog) return Promise.resolve(window.confirm(question));
+  dialog.querySelector<HTMLElement>('[data-confirm-text]')!.textContent = question;
+  return new Promise((resolve) => {
+    const finish = (ok: boolean): void => {
+      dialog.removeEventListener('click', onClick);
+      dialog.removeEventListener('cancel', onCancel);
+      if (dialog.open) dialog.close();
+      resolve(ok);
+    };
+    const onClick = (e: Event): void => {
+      const answer = (e.target as Element).closest<HTMLButtonElement>('button[data-confirm-answer]')?.dataset.confirmAnswer;
+      if (answer) finish(answer === 'ok');
+    };
+    const onCancel = (): void => finish(false);
+    dialog.addEventListener('click', onClick);
+    dialog.addEventListener('cancel', onCancel);
+    dialog.showModal();
+    dialog.querySelector<HTMLButtonElement>('button[data-confirm-answer="cancel"]')?.focus();
+  });
+}
+
 async function onSubmit(event: SubmitEvent): Promise<void> {
   const form = (event.target as Element).closest<HTMLFormElement>('form[data-api]');
   if (!form) return;
   event.preventDefault();
-  if (form.dataset.confirm && !confirm(form.dataset.confirm)) return;
+  const question = confirmationOf(form, event.submitter as HTMLElement | null);
+  if (question && !(await askConfirmation(question))) return;
   const status = form.querySelector<HTMLElement>('[role=status]');
   const buttons = form.querySelectorAll<HTMLButtonElement>('button');
   buttons.forEach((b) => { b.disabled = true; });

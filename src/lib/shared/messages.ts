@@ -13,7 +13,7 @@ export const TAB_TYPES: Record<Exclude<MessageTab, 'all'>, readonly string[]> = 
   reply: ['ask_reply', 'ask_comment', 'ask_accept'],
   mention: ['ask_mention'],
   like: ['ask_vote'],
-  system: ['ask_moderation', 'market_developer', 'market_module', 'market_withdrawal', 'system'],
+  system: ['ask_moderation', 'ask_report', 'market_developer', 'market_module', 'market_withdrawal', 'system'],
   market: ['market_sale', 'market_review', 'market_review_reply'],
   private: ['private'],
 };

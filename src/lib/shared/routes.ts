@@ -28,7 +28,7 @@ const USER = ['user-mount', 'auth'] as const;
 export const USER_CHILDREN = [
   'account/balance', 'account/changePassword', 'account/integral', 'account/invoice', 'account/moduleOrders',
   'account/notice', 'account/overview', 'account/profile', 'account/signIn',
-  'ask/collect', 'ask/comment', 'ask/post', 'ask/reports',
+  'ask/collect', 'ask/comment', 'ask/myReports', 'ask/post', 'ask/reports',
   'developer/earnings', 'developer/modules', 'developer/orders', 'developer/verif',
   'market/review', 'messageCenter',
 ] as const;

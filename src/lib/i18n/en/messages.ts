@@ -40,6 +40,7 @@ export default {
   'messages.type.ask_accept': 'accepted your answer',
   'messages.type.ask_mention': 'mentioned you',
   'messages.type.ask_moderation': 'moderated your post',
+  'messages.type.ask_report': 'Report outcome',
   'messages.type.market_sale': 'bought your module',
   'messages.type.market_review': 'reviewed your module',
   'messages.type.market_review_reply': 'replied to your review',

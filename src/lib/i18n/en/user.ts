@@ -170,6 +170,7 @@ export default {
   'user.menu.ask/post': 'My posts',
   'user.menu.ask/comment': 'My replies',
   'user.menu.ask/collect': 'My collections',
+  'user.menu.ask/myReports': 'My reports',
   'user.menu.developer': 'Developer',
   'user.menu.developer/verif': 'Developer verification',
   'user.menu.developer/modules': 'My modules',

@@ -37,6 +37,7 @@ export default {
   'messages.type.ask_accept': '采纳了你的回答',
   'messages.type.ask_mention': '在帖子中提到了你',
   'messages.type.ask_moderation': '处理了你的帖子',
+  'messages.type.ask_report': '举报处理结果',
   'messages.type.market_sale': '购买了你的模块',
   'messages.type.market_review': '评价了你的模块',
   'messages.type.market_review_reply': '回复了你的评价',

@@ -167,6 +167,7 @@ export default {
   'user.menu.ask/post': '我的帖子',
   'user.menu.ask/comment': '我的回复',
   'user.menu.ask/collect': '我的收藏',
+  'user.menu.ask/myReports': '我的举报',
   'user.menu.developer': '开发者',
   'user.menu.developer/verif': '开发者认证',
   'user.menu.developer/modules': '我的模块',

@@ -9,13 +9,13 @@ const now = (): number => Math.floor(Date.now() / 1000);
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-/** What a ledger entry says in any language: a message key (group `user`) and its values. */
+/** What a ledger entry says in any language: a message key (any group: `user`, `chat`) and its values. */
 export interface LedgerMessage {
   key: LedgerKey;
   params: Record<string, string | number>;
 }
 
-export const LEDGER_KEYS = ['user.ledger.memo.checkIn', 'user.ledger.memo.signUp', 'user.ledger.memo.post', 'user.ledger.memo.accepted', 'user.ledger.memo.buy', 'user.ledger.memo.sale'] as const;
+export const LEDGER_KEYS = ['user.ledger.memo.checkIn', 'user.ledger.memo.signUp', 'user.ledger.memo.post', 'user.ledger.memo.accepted', 'user.ledger.memo.buy', 'user.ledger.memo.sale', 'chat.memo'] as const;
 export type LedgerKey = (typeof LEDGER_KEYS)[number];
 
 /** An entry's text in the reader's language: its message when it has one, else the memo as written. */

@@ -6,7 +6,7 @@ import { askReport, mdBook, mdBookEditor, notice, user } from '../db/schema';
 import type { Runtime } from '../runtime';
 import { AppError } from '../http';
 import { addNotice } from '../account/notices';
-import { decideReport, removeTarget } from '../ask/moderation';
+import { decideReport, removeTarget, restoreTarget, tellReportOutcome, type ReportOutcome } from '../ask/moderation';
 import { addEditor, removeEditor, type BookRow } from '../md/books';
 import { findByAccount } from '../account/users';
 import { decideInvoice } from '../account/invoices';
@@ -35,21 +35,41 @@ export async function setNoticeStatus(db: Db, id: number, status: number): Promi
   return old.status;
 }
 
-/** Closes an open report: dismissed, or resolved by removing the reported post or reply. */
-export async function closeReport(rt: Runtime, moderatorId: number, id: number, action: 'dismiss' | 'remove'): Promise<{ type: string; targetId: number }> {
-  const [row] = await rt.db.select().from(askReport).where(and(eq(askReport.id, id), eq(askReport.status, 'open')));
+/**
+ * Decides a report: `dismiss` closes it; `remove` deletes the post or reply and closes every open
+ * report of it; `restore` (on a report closed as resolved) puts the content back and marks its
+ * reports dismissed. The author and the reporters are told (lib/server/ask/moderation.ts).
+ */
+export async function closeReport(rt: Runtime, moderatorId: number, id: number, action: ReportOutcome, reason = ''): Promise<{ type: string; targetId: number; status: string; told: number }> {
+  const wanted = action === 'restore' ? 'resolved' : 'open';
+  const [row] = await rt.db.select().from(askReport).where(and(eq(askReport.id, id), eq(askReport.status, wanted)));
   if (!row) throw new AppError('ask.reportMissing', { status: 404 });
-  if (action === 'remove') {
-    try {
-      await removeTarget(rt.db, { id: moderatorId, moderator: true }, row.targetType as 'post' | 'reply', row.targetId);
-    } catch (err) {
-      // Already removed by someone else: the report is still settled.
-      if (!(err instanceof AppError) || err.options.status !== 404) throw err;
+  const sameTarget = and(eq(askReport.targetType, row.targetType), eq(askReport.targetId, row.targetId));
+  const handled = { handledBy: moderatorId, handleTime: Math.floor(Date.now() / 1000) };
+  let reporters: number[];
+  let status: 'resolved' | 'dismissed';
+  if (action === 'dismiss') {
+    await decideReport(rt.db, moderatorId, id, 'dismissed');
+    reporters = [row.userId];
+    status = 'dismissed';
+  } else {
+    if (action === 'remove') {
+      try {
+        await removeTarget(rt.db, { id: moderatorId, moderator: true }, row.targetType as 'post' | 'reply', row.targetId);
+      } catch (err) {
+        // Already removed by someone else: the report is still settled.
+        if (!(err instanceof AppError) || err.options.status !== 404) throw err;
+      }
+    } else {
+      await restoreTarget(rt.db, row.targetType as 'post' | 'reply', row.targetId);
     }
+    status = action === 'remove' ? 'resolved' : 'dismissed';
+    const closed = await rt.db.update(askReport).set({ status, ...handled }).where(and(sameTarget, eq(askReport.status, wanted))).returning({ userId: askReport.userId });
+    reporters = closed.map((r) => r.userId);
     await rt.pageCache.invalidate(['ask']);
   }
-  await decideReport(rt.db, moderatorId, id, action === 'remove' ? 'resolved' : 'dismissed');
-  return { type: row.targetType, targetId: row.targetId };
+  const told = await tellReportOutcome(rt.db, row, action, reporters, reason || row.reason);
+  return { type: row.targetType, targetId: row.targetId, status, told };
 }
 
 export interface BookAdmin extends BookRow { ownerName: string; editors: { id: number; username: string }[] }

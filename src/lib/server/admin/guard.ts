@@ -30,7 +30,12 @@ export async function requireSection(ctx: APIContext, section: string): Promise<
   if (!def) throw new Error(`unknown admin section ${section}`);
   const allowed = await allowedSections(ctx.locals.runtime, member.groupId, ctx.locals.locale);
   if (!allowed.some((s) => s.name === section)) throw new AppError('api.noPermission', { code: Code.noPermission });
-  return { member, actor: { id: member.id, username: member.username, ip: requestIp(ctx) } };
+  return { member, actor: actorOf(ctx, member) };
+}
+
+/** A member acting from the console or another operator page (the market review), as an audit actor. */
+export function actorOf(ctx: APIContext, member: UserRow): Actor {
+  return { id: member.id, username: member.username, ip: requestIp(ctx) };
 }
 
 /** For console pages: the sections the visitor may open, or null when they may open none. */

@@ -39,8 +39,8 @@ export async function searchMembers(db: Db, filter: { q?: string; group?: number
 
 export interface MemberDetail {
   member: MemberItem & { motto: string; joinIp: string; lastLoginIp: string; loginFailure: number };
-  money: { money: string; before: string; after: string; memo: string; createTime: number }[];
-  score: { score: number; before: number; after: number; memo: string; createTime: number }[];
+  money: { money: string; before: string; after: string; memo: string; memoKey: string; memoParams: string; createTime: number }[];
+  score: { score: number; before: number; after: number; memo: string; memoKey: string; memoParams: string; createTime: number }[];
   sessions: { family: string; createTime: number; expireTime: number }[];
   logins: { list: LoginHistoryItem[]; total: number; page: number; pages: number };
 }
@@ -64,8 +64,8 @@ export async function memberDetail(db: Db, id: number, loginPage = 1): Promise<M
       status: u.status, money: formatMoney(u.money), score: u.score, joinTime: u.joinTime, lastLoginTime: u.lastLoginTime,
       motto: u.motto, joinIp: u.joinIp, lastLoginIp: u.lastLoginIp, loginFailure: u.loginFailure,
     },
-    money: money.map((m) => ({ money: formatMoney(m.money), before: formatMoney(m.before), after: formatMoney(m.after), memo: m.memo, createTime: m.createTime })),
-    score: score.map((s) => ({ score: s.score, before: s.before, after: s.after, memo: s.memo, createTime: s.createTime })),
+    money: money.map((m) => ({ money: formatMoney(m.money), before: formatMoney(m.before), after: formatMoney(m.after), memo: m.memo, memoKey: m.memoKey, memoParams: m.memoParams, createTime: m.createTime })),
+    score: score.map((s) => ({ score: s.score, before: s.before, after: s.after, memo: s.memo, memoKey: s.memoKey, memoParams: s.memoParams, createTime: s.createTime })),
     sessions: sessions.map((s) => ({ family: s.family, createTime: Number(s.createTime), expireTime: Number(s.expireTime) })),
     logins,
   };

@@ -87,6 +87,68 @@ export async function removeTarget(db: Db, actor: { id: number; moderator: boole
   });
 }
 
+/** Puts back a post or reply a moderator removed, with the counts its removal took. */
+export async function restoreTarget(db: Db, type: 'post' | 'reply', id: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (type === 'post') {
+      const [post] = await tx.select().from(askPost).where(eq(askPost.id, id)).for('update');
+      if (!post) throw new AppError('ask.notFound', { status: 404 });
+      if (post.status === 'deleted') await setPostStatus(tx, post, 'published');
+      return;
+    }
+    const [reply] = await tx.select().from(askReply).where(eq(askReply.id, id)).for('update');
+    if (!reply) throw new AppError('ask.replyMissing', { status: 404 });
+    if (reply.status !== 'deleted') return;
+    await tx.update(askReply).set({ status: 'published', updateTime: now() }).where(eq(askReply.id, reply.id));
+    if (reply.parentId) await tx.update(askReply).set({ commentCount: sql`${askReply.commentCount} + 1` }).where(eq(askReply.id, reply.parentId));
+    else await tx.update(askPost).set({ replyCount: sql`${askPost.replyCount} + 1` }).where(eq(askPost.id, reply.postId));
+  });
+}
+
+/** The author and title of a reported post or reply (null when it no longer exists). */
+async function reportedTarget(db: Db, type: string, id: number): Promise<{ authorId: number; title: string; link: string } | null> {
+  if (type === 'post') {
+    const [post] = await db.select({ authorId: askPost.userId, title: askPost.title }).from(askPost).where(eq(askPost.id, id));
+    return post ? { ...post, link: `/ask/info/${id}` } : null;
+  }
+  const [reply] = await db.select({ authorId: askReply.userId, title: askPost.title, postId: askPost.id }).from(askReply)
+    .innerJoin(askPost, eq(askPost.id, askReply.postId)).where(eq(askReply.id, id));
+  return reply ? { authorId: reply.authorId, title: reply.title, link: `/ask/info/${reply.postId}#reply-${id}` } : null;
+}
+
+export type ReportOutcome = 'remove' | 'dismiss' | 'restore';
+
+/**
+ * Tells the people a report decision concerns. The site speaks (sender 0), so a member who blocked
+ * the moderator still learns what happened to their content. Titles are dictionary keys, shown in
+ * each reader's language; the author's message carries the reason, the reporters' the post title.
+ */
+export async function tellReportOutcome(db: Db, report: { targetType: string; targetId: number }, outcome: ReportOutcome, reporterIds: readonly number[], reason: string): Promise<number> {
+  const target = await reportedTarget(db, report.targetType, report.targetId);
+  if (!target) return 0;
+  const kind = report.targetType === 'post' ? 'post' : 'reply';
+  const author = outcome === 'dismiss' ? [] : [{
+    type: 'ask_report' as const, senderId: 0, recipientId: target.authorId, link: target.link, summary: reason,
+    title: outcome === 'remove' ? `ask.notice.${kind}Removed` : `ask.notice.${kind}Restored`,
+  }];
+  const reporters = reporterIds.filter((id) => id !== target.authorId).map((id) => ({
+    type: 'ask_report' as const, senderId: 0, recipientId: id, link: target.link, summary: target.title,
+    title: outcome === 'remove' ? 'ask.notice.reportResolved' : 'ask.notice.reportDismissed',
+  }));
+  return notify(db, [...author, ...reporters]);
+}
+
+/** A member's own reports, newest first, with what became of them. */
+export async function reportsBy(db: Db, userId: number, page: number, limit = 20) {
+  const [{ total } = { total: 0 }] = await db.select({ total: sql<number>`count(*)::int` }).from(askReport).where(eq(askReport.userId, userId));
+  const list = await db.select({
+    id: askReport.id, targetType: askReport.targetType, targetId: askReport.targetId, postId: askReport.postId, reason: askReport.reason,
+    status: askReport.status, createTime: askReport.createTime, handleTime: askReport.handleTime, title: askPost.title,
+  }).from(askReport).innerJoin(askPost, eq(askPost.id, askReport.postId))
+    .where(eq(askReport.userId, userId)).orderBy(desc(askReport.id)).limit(limit).offset((page - 1) * limit);
+  return { total, list };
+}
+
 /** A member reports a post or reply; one open report per member and target. */
 export async function report(db: Db, userId: number, input: z.output<typeof ReportInput>): Promise<void> {
   const table = input.type === 'post' ? askPost : askReply;

@@ -5,7 +5,7 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { chatReply, user } from '../db/schema';
-import { adjustScore } from '../account/ledger';
+import { adjustScore, type LedgerMessage } from '../account/ledger';
 import type { ChatModelConfig } from './models';
 import { endReplyRow, type ReplyRow } from './reply-rows';
 
@@ -142,7 +142,7 @@ export interface Settlement {
  * plus the points no other running reply holds, and never more than the member has. Returns the
  * points charged (null: already settled).
  */
-export async function settleReply(db: Db, replyId: string, model: ChatModelConfig | null, end: Settlement, memo: string, unpaid = false): Promise<number | null> {
+export async function settleReply(db: Db, replyId: string, model: ChatModelConfig | null, end: Settlement, memo: string, unpaid = false, message?: LedgerMessage): Promise<number | null> {
   const finishTime = Math.floor(Date.now() / 1000);
   const ended = { status: end.status, promptTokens: end.promptTokens, completionTokens: end.completionTokens, finishTime };
   if (unpaid) {
@@ -171,7 +171,7 @@ export async function settleReply(db: Db, replyId: string, model: ChatModelConfi
         .where(and(eq(chatReply.userId, held.userId), eq(chatReply.status, 'streaming'), gte(chatReply.createTime, finishTime - HOLD_SECONDS)));
       charge = Math.min(charge, Math.max(held.points, score - (others?.held ?? 0)));
     }
-    if (charge > 0) await adjustScore(tx, held.userId, -charge, memo);
+    if (charge > 0) await adjustScore(tx, held.userId, -charge, memo, message);
     await tx.update(chatReply).set({ points: charge }).where(eq(chatReply.id, replyId));
     return charge;
   });

@@ -303,7 +303,7 @@ export async function sendReply(runtime: Runtime, asker: Asker, input: Input): P
     // A reply nobody pays for settles with one statement, beside the rendering of its HTML.
     const [points, html] = await Promise.all([
       (!recorded && !reserved ? Promise.resolve(0)
-        : model ? settleReply(runtime.db, replyId, model, end, memo, free || !member)
+        : model ? settleReply(runtime.db, replyId, model, end, memo, free || !member, { key: 'chat.memo', params: { title } })
           : insertReplyRow(runtime.db, { ...row, status: end.status, finishTime: Math.floor(Date.now() / 1000) }).then(() => 0)
       ).catch((err: unknown) => {
         runtime.log.error('chat settle failed', { replyId, err: String(err) });

@@ -86,6 +86,7 @@ export const DEFAULT_RULES: RuleSeed[] = [
     menu('ask/post', '我的帖子', 'edit'),
     menu('ask/comment', '我的回复', 'reply'),
     menu('ask/collect', '我的收藏', 'bookmark'),
+    menu('ask/myReports', '我的举报', 'flag'),
     { ...menu('ask/reports', '举报处理', 'flag'), children: [
       { type: 'button', name: 'ask/moderate', title: '管理帖子', path: '' },
     ] },

@@ -6,7 +6,7 @@ import { recordEvents } from './live';
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export const MESSAGE_TYPES = [
-  'ask_reply', 'ask_comment', 'ask_accept', 'ask_mention', 'ask_moderation', 'ask_vote',
+  'ask_reply', 'ask_comment', 'ask_accept', 'ask_mention', 'ask_moderation', 'ask_report', 'ask_vote',
   'market_sale', 'market_review', 'market_review_reply', 'market_developer', 'market_module', 'market_withdrawal',
   'private', 'system',
 ] as const;

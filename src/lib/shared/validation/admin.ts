@@ -55,7 +55,11 @@ export const DecideInput = z.object({
   if (v.decision === 'reject' && !v.remark) ctx.addIssue({ code: 'custom', path: ['remark'], message: 'admin.reasonRequired' });
 });
 
-export const ReportCloseInput = z.object({ id: ID, action: z.enum(['dismiss', 'remove']) }).strict();
+/**
+ * Closes an open report (dismiss, or remove the content) or undoes a removal (`restore`, on a report
+ * closed as resolved). `reason` is what the author is told; without it, the reporter's reason.
+ */
+export const ReportCloseInput = z.object({ id: ID, action: z.enum(['dismiss', 'remove', 'restore']), reason: text(300).default('') }).strict();
 
 export const BookInput = z.object({
   name: z.string().trim().regex(/^[A-Za-z0-9][\w.-]{0,99}$/, { error: 'admin.books.name' }),

@@ -17,13 +17,13 @@ export const GET = api(async (ctx) => {
   return ok(await reportPage(ctx.locals.runtime.db, status, page));
 });
 
-/** Closes an open report: dismissed, or the reported content removed. */
+/** Closes an open report (dismissed, or the reported content removed) or restores removed content; the author and reporters are told. */
 export const POST = api(async (ctx) => {
   const { member, actor } = await requireSection(ctx, 'reports');
   const input = await readInput(ctx, ReportCloseInput);
-  const target = await closeReport(ctx.locals.runtime, member.id, input.id, input.action);
-  await recordAction(ctx.locals.runtime.db, actor, `report:${input.action}`, input.id, 'open', target);
-  return ok(null, translateAny(ctx.locals.apiLocale, 'admin.reports.closed'));
+  const done = await closeReport(ctx.locals.runtime, member.id, input.id, input.action, input.reason);
+  await recordAction(ctx.locals.runtime.db, actor, `report:${input.action}`, input.id, input.action === 'restore' ? 'resolved' : 'open', { ...done, reason: input.reason });
+  return ok(null, translateAny(ctx.locals.apiLocale, input.action === 'restore' ? 'admin.reports.restored' : 'admin.reports.closed'));
 });
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */

@@ -5,6 +5,8 @@ import { decideDeveloper, developerList } from '../../../lib/server/market/devel
 import { REVIEW_RULE, decideModule, decideVersion, pendingModules } from '../../../lib/server/market/review';
 import { ReviewDecisionInput } from '../../../lib/shared/validation/developer';
 import { translateAny } from '../../../lib/i18n';
+import { recordAction } from '../../../lib/server/admin/audit';
+import { actorOf } from '../../../lib/server/admin/guard';
 import { routeAccess, ADMINS, as } from '../../../lib/shared/access';
 
 const ListInput = z.object({ page: z.coerce.number().int().min(1).max(10_000).default(1) });
@@ -24,13 +26,18 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, ReviewDecisionInput);
   const { runtime, apiLocale } = ctx.locals;
   const decision = { approve: input.approve, reason: input.reason, reviewerId: member.id };
+  let after: unknown;
   if (input.type === 'developer') {
-    await decideDeveloper(runtime.db, { ...decision, userId: input.id });
+    const row = await decideDeveloper(runtime.db, { ...decision, userId: input.id });
+    after = { status: row.status, reason: row.reason };
   } else {
-    if (input.type === 'module') await decideModule(runtime.db, { ...decision, moduleId: input.id });
-    else await decideVersion(runtime.db, { ...decision, versionId: input.id });
+    after = input.type === 'module'
+      ? await decideModule(runtime.db, { ...decision, moduleId: input.id })
+      : await decideVersion(runtime.db, { ...decision, versionId: input.id });
     await runtime.pageCache.invalidate(['modules']);
   }
+  // The market decisions are console actions too: in the audit log as `market:<type>:approve|reject`.
+  await recordAction(runtime.db, actorOf(ctx, member), `market:${input.type}:${input.approve ? 'approve' : 'reject'}`, input.id, 'review', after);
   return ok(null, translateAny(apiLocale, input.approve ? 'developer.review.approved' : 'developer.review.rejected'));
 });
 

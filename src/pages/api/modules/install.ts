@@ -6,6 +6,8 @@ import { installModule, SITE_MODULES } from '../../../lib/server/modules/install
 import { INSTALL_RULE } from '../../../lib/server/market/review';
 import { UidInput } from '../../../lib/shared/validation/market';
 import { translateAny } from '../../../lib/i18n';
+import { recordAction } from '../../../lib/server/admin/audit';
+import { actorOf } from '../../../lib/server/admin/guard';
 import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Installs a site module this codebase ships (such as the editor), or updates its recorded version. */
@@ -18,6 +20,7 @@ export const POST = api(async (ctx) => {
   if (!m.siteModule || !SITE_MODULES[uid]) throw new AppError('market.notSiteModule');
   const version = await installModule(runtime.db, uid, member.id);
   if (!version) throw new AppError('market.notSiteModule');
+  await recordAction(runtime.db, actorOf(ctx, member), 'module:install', uid, '', `installed ${version}`);
   // Forms that need the module (forum, docs) are rendered differently once it is there.
   await runtime.pageCache.invalidate(['modules', 'ask', 'md']);
   return ok({ installed: true, version }, translateAny(apiLocale, 'market.installed', { uid, version }));
