@@ -22,6 +22,7 @@ import { endOtherSessions } from '../lib/server/auth/sessions';
 import { AppError, fieldErrors } from '../lib/server/http';
 import { translateAny } from '../lib/i18n';
 import { email as emailSchema, password as passwordSchema, username as usernameSchema } from '../lib/shared/validation/account';
+import { BOOK_NAME } from '../lib/shared/validation/md';
 import { decideDeveloper, developerList, type DeveloperStatus } from '../lib/server/market/developers';
 import { decideModule, decideVersion, moduleIdByUid, versionIdOf } from '../lib/server/market/review';
 import { CHAT_USAGE, runChatCommand } from './chat-cli';
@@ -84,7 +85,7 @@ export const USAGE = `Usage: npm run atrium -- <command>
   md:import <folder> --book <name> [--title <title>]  import a folder of markdown files (front matter title/order; sub-folders = tree)
   md:export <book> <folder>                     write a book back to a folder (the same layout md:import reads)
   md:books                                      every book with its visibility, owner and page count
-  md:book <name> [--title <t>] [--description <d>] [--visibility public|members] [--owner <account>]
+  md:book <name> [--title <t>] [--title-en <t>] [--description <d>] [--visibility public|members] [--owner <account>]
                                                 create a book, or change those settings of an existing one
   md:editor <book> <account> [--remove]         let a member edit a book (or stop them)
 
@@ -260,8 +261,8 @@ async function dispatch(runtime: Runtime, command: string, rest: string[]): Prom
         return done ? 0 : 1;
       }
       case 'md:books': {
-        for (const b of await listBooks(runtime.db, { id: 0, groupId: 0 })) {
-          stdout.write(`${b.name}\t${b.visibility}\towner ${b.ownerId || '-'}\t${b.pageCount} pages\t${b.title}\n`);
+        for (const b of await listBooks(runtime.db, { id: 0, groupId: 0 }, { archived: true })) {
+          stdout.write(`${b.name}\t${b.visibility}${b.archiveTime ? ' archived' : ''}\towner ${b.ownerId || '-'}\t${b.pageCount} pages\t${b.title}\n`);
         }
         return 0;
       }
@@ -269,8 +270,9 @@ async function dispatch(runtime: Runtime, command: string, rest: string[]): Prom
         const [name] = rest;
         const opt = (key: string): string | undefined => (rest.includes(`--${key}`) ? rest[rest.indexOf(`--${key}`) + 1] : undefined);
         const visibility = opt('visibility');
-        if (!name || name.startsWith('--') || (visibility && visibility !== 'public' && visibility !== 'members')) {
-          stderr.write('Usage: md:book <name> [--title <t>] [--description <d>] [--visibility public|members] [--owner <account>]\n');
+        if (!name || !BOOK_NAME.test(name) || (visibility && visibility !== 'public' && visibility !== 'members')) {
+          if (name && !name.startsWith('--') && !BOOK_NAME.test(name)) stderr.write(`${translateAny('en', 'md.books.name')}.\n`);
+          stderr.write('Usage: md:book <name> [--title <t>] [--title-en <t>] [--description <d>] [--visibility public|members] [--owner <account>]\n');
           return 2;
         }
         let ownerId: number | undefined;
@@ -279,7 +281,7 @@ async function dispatch(runtime: Runtime, command: string, rest: string[]): Prom
           if (!owner) return notFound(opt('owner'));
           ownerId = owner.id;
         }
-        const changed = await upsertBook(runtime.db, name, { title: opt('title'), description: opt('description'), visibility: visibility as 'public' | 'members' | undefined, ownerId });
+        const changed = await upsertBook(runtime.db, name, { title: opt('title'), titleEn: opt('title-en'), description: opt('description'), visibility: visibility as 'public' | 'members' | undefined, ownerId });
         await runtime.pageCache.invalidate(['md']);
         stdout.write(`${changed.created ? 'Created' : 'Updated'} book ${changed.book.name} (${changed.book.visibility}).\n`);
         return 0;

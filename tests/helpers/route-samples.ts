@@ -53,6 +53,10 @@ export const SAMPLES: Samples = {
 
   '/api/admin/audit': { GET: q({ page: 1 }) },
   '/api/admin/backup': { POST: b({}) },
+  '/api/admin/bookArchive': { POST: (fx) => ({ body: { name: fx.book, archive: 0 } }) },
+  '/api/admin/bookCreate': { POST: (_fx, a) => ({ body: { name: `console-${a}`, title: `Console book by ${a}` } }) },
+  // No confirmation: the book survives, and the call is refused past the permission check.
+  '/api/admin/bookDelete': { POST: (fx) => ({ body: { name: fx.book } }) },
   '/api/admin/bookEditor': { POST: (fx) => ({ body: { name: fx.book, user_id: fx.ids.carol } }) },
   '/api/admin/books': { GET: q({}), POST: (fx) => ({ body: { name: fx.book, visibility: 'public' } }) },
   '/api/admin/dashboard': { GET: q({}) },
@@ -144,6 +148,11 @@ export const SAMPLES: Samples = {
 
   '/api/market/review': { GET: q({}), POST: (fx) => ({ body: { type: 'module', id: fx.draftId, approve: false, reason: 'Not ready' } }) },
 
+  '/api/md/bookArchive': { POST: (fx) => ({ body: { name: fx.book, archive: 0 } }) },
+  '/api/md/bookCreate': { POST: (_fx, a) => ({ body: { name: `book-${a}`, title: `Book by ${a}` } }) },
+  '/api/md/bookDelete': { POST: (fx) => ({ body: { name: fx.book } }) },
+  '/api/md/bookEditor': { POST: (fx) => ({ body: { name: fx.book, user_id: fx.ids.carol } }) },
+  '/api/md/bookSave': { POST: (fx) => ({ body: { name: fx.book, title_en: 'Alice handbook' } }) },
   '/api/md/books': { GET: q({}) },
   '/api/md/create': { POST: (fx, a) => ({ body: { book: fx.book, name: `new-${a}`, title: `New page by ${a}` } }) },
   '/api/md/delete': { POST: (fx, a) => ({ body: { book: fx.book, name: fx.doomedPageOf[a] } }) },

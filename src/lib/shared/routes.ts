@@ -46,6 +46,7 @@ export const ROUTES: readonly RouteDef[] = [
   { name: 'chat', pattern: '/chat', layout: 'none' },
   { name: 'md', pattern: '/md', layout: 'common' },
   { name: 'mdSearch', pattern: '/md/search', layout: 'common' },
+  { name: 'mdBooks', pattern: '/md/edit', layout: 'common', middleware: ['auth'] },
   { name: 'mdEdit', pattern: '/md/edit/:book/:name?', layout: 'doc', middleware: ['auth'], params: { book: SLUG, name: SLUG } },
   { name: 'mdView', pattern: '/md/:book/:name?', layout: 'doc', params: { book: SLUG, name: SLUG } },
   { name: 'modules', pattern: '/modules', layout: 'modules' },

@@ -180,6 +180,7 @@ export default {
   'user.menu.market/review': 'Market review',
   'user.menu.market/approve': 'Review developers and modules',
   'user.menu.market/install': 'Install site modules',
+  'user.menu.md/book': 'Create and run docs books',
   'user.menu.messageCenter': 'Message center',
   'user.menu.userCenter': 'Member center',
   'user.card.title': 'Member card',

@@ -177,6 +177,7 @@ export default {
   'user.menu.market/review': '市场审核',
   'user.menu.market/approve': '审核开发者与模块',
   'user.menu.market/install': '安装站点模块',
+  'user.menu.md/book': '创建与管理文档书籍',
   'user.menu.messageCenter': '消息中心',
   'user.menu.userCenter': '会员中心',
   'user.card.title': '会员名片',

@@ -1,14 +1,12 @@
-// Content decisions of the console: notices, reports, books, invoices and withdrawals, site modules.
+// Content decisions of the console: notices, reports, invoices and withdrawals, site modules (books: md/manage.ts).
 // Each function changes one thing and returns what the audit row records.
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { askReport, mdBook, mdBookEditor, notice, user } from '../db/schema';
+import { askReport, notice } from '../db/schema';
 import type { Runtime } from '../runtime';
 import { AppError } from '../http';
 import { addNotice } from '../account/notices';
 import { decideReport, removeTarget, restoreTarget, tellReportOutcome, type ReportOutcome } from '../ask/moderation';
-import { addEditor, removeEditor, type BookRow } from '../md/books';
-import { findByAccount } from '../account/users';
 import { decideInvoice } from '../account/invoices';
 import { decideWithdrawal } from '../market/studio';
 import { SITE_MODULES, installModule, uninstallModule } from '../modules/installs';
@@ -70,42 +68,6 @@ export async function closeReport(rt: Runtime, moderatorId: number, id: number, 
   }
   const told = await tellReportOutcome(rt.db, row, action, reporters, reason || row.reason);
   return { type: row.targetType, targetId: row.targetId, status, told };
-}
-
-export interface BookAdmin extends BookRow { ownerName: string; editors: { id: number; username: string }[] }
-
-export async function booksForAdmin(db: Db): Promise<BookAdmin[]> {
-  const books = await db.select({ b: mdBook, ownerName: sql<string>`coalesce(${user.username}, '')` }).from(mdBook)
-    .leftJoin(user, eq(user.id, mdBook.ownerId)).orderBy(desc(mdBook.weigh), asc(mdBook.id));
-  const ids = books.map((b) => b.b.id);
-  const editors = ids.length
-    ? await db.select({ bookId: mdBookEditor.bookId, id: user.id, username: user.username }).from(mdBookEditor)
-      .innerJoin(user, eq(user.id, mdBookEditor.userId)).where(inArray(mdBookEditor.bookId, ids)).orderBy(asc(user.username))
-    : [];
-  return books.map(({ b, ownerName }) => ({ ...b, ownerName, editors: editors.filter((e) => e.bookId === b.id).map(({ id, username }) => ({ id, username })) }));
-}
-
-/** Changes a book's visibility and owner, adds an editor; returns before/after for the audit. */
-export async function saveBook(rt: Runtime, input: { name: string; visibility: 'public' | 'members'; owner: string; editor: string }): Promise<{ before: object; after: object }> {
-  const [book] = await rt.db.select().from(mdBook).where(eq(sql`lower(${mdBook.name})`, input.name.toLowerCase()));
-  if (!book) throw new AppError('admin.books.notFound', { status: 404 });
-  const owner = input.owner ? await findByAccount(rt.db, input.owner) : null;
-  if (input.owner && !owner) throw new AppError('admin.member.notFound', { fieldKeys: { owner: 'admin.member.notFound' } });
-  const editor = input.editor ? await findByAccount(rt.db, input.editor) : null;
-  if (input.editor && !editor) throw new AppError('admin.member.notFound', { fieldKeys: { editor: 'admin.member.notFound' } });
-  await rt.db.update(mdBook).set({ visibility: input.visibility, ...(owner ? { ownerId: owner.id } : {}), updateTime: Math.floor(Date.now() / 1000) }).where(eq(mdBook.id, book.id));
-  if (editor) await addEditor(rt.db, book.id, editor.id);
-  await rt.pageCache.invalidate(['md']);
-  return {
-    before: { visibility: book.visibility, ownerId: book.ownerId },
-    after: { visibility: input.visibility, ownerId: owner?.id ?? book.ownerId, ...(editor ? { addedEditor: editor.username } : {}) },
-  };
-}
-
-export async function dropEditor(rt: Runtime, name: string, userId: number): Promise<void> {
-  const [book] = await rt.db.select({ id: mdBook.id }).from(mdBook).where(eq(sql`lower(${mdBook.name})`, name.toLowerCase()));
-  if (!book) throw new AppError('admin.books.notFound', { status: 404 });
-  await removeEditor(rt.db, book.id, userId);
 }
 
 export async function decideInvoiceRequest(db: Db, id: number, approve: boolean, remark: string): Promise<void> {

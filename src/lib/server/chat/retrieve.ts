@@ -287,7 +287,7 @@ async function docPassages(db: Db, words: string[], member: boolean, lang: strin
     ordinal: sql<number>`(select count(*)::int from md_section s2 where s2.page_id = ${mdSection.pageId} and s2.id < ${mdSection.id})`,
     rank: sql<number>`ts_rank(${mdSection.searchVector}, ${q})`, sameLang: sql<boolean>`${mdBook.lang} = ${lang}`,
   }).from(mdSection).innerJoin(mdPage, eq(mdPage.id, mdSection.pageId)).innerJoin(mdBook, eq(mdBook.id, mdSection.bookId))
-    .where(and(sql`${mdSection.searchVector} @@ ${q}`, member ? undefined : eq(mdBook.visibility, 'public')))
+    .where(and(sql`${mdSection.searchVector} @@ ${q}`, eq(mdBook.archiveTime, 0), member ? undefined : eq(mdBook.visibility, 'public')))
     .orderBy(desc(sql`${mdBook.lang} = ${lang}`), desc(sql`ts_rank(${mdSection.searchVector}, ${q})`), mdSection.id).limit(30);
   const found = rows.filter((r) => r.text.trim());
   // The sections' markdown, split from their pages (one query): tables and code are told apart

@@ -104,6 +104,8 @@ export const DEFAULT_RULES: RuleSeed[] = [
     ] },
   ] },
   { type: 'route', name: 'messageCenter', title: '消息中心', path: 'messageCenter' },
+  // Creating docs books and running one's own from /md/edit (administrators hold it through `*`).
+  { type: 'route', name: 'md/book', title: '创建与管理文档书籍', path: '/md/edit', extend: 'add_rules_only' },
   // The admin console (/admin): one rule per section, never shown as member-center menus.
   { type: 'route', name: ADMIN_ROOT_RULE, title: '管理后台', path: '/admin', extend: 'add_rules_only', children: ADMIN_SECTIONS
     .filter((s) => s.rule.startsWith('admin/'))
@@ -114,8 +116,8 @@ export const DEFAULT_RULES: RuleSeed[] = [
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
-/** Rules only moderators hold: the report list, the moderation button and the market review. */
-export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market/review', 'market/approve', 'market/install', ...ADMIN_RULE_NAMES];
+/** Rules members do not get by default: the report list, the moderation button, the market review, creating books, the console. */
+export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market/review', 'market/approve', 'market/install', 'md/book', ...ADMIN_RULE_NAMES];
 
 /**
  * Fills an empty database with the defaults a new site needs. Idempotent: existing rows are

@@ -1,5 +1,5 @@
 // The home page's front: what moved lately in the forum, the docs and the market, read in one go.
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Locale } from '../../i18n';
 import type { Runtime } from '../runtime';
 import { mdBook, mdPage, user } from '../db/schema';
@@ -34,10 +34,10 @@ export interface HomeFeed {
  */
 export async function recentDocs(runtime: Pick<Runtime, 'db'>, locale: Locale, limit = HOME_DOCS): Promise<HomeDoc[]> {
   return runtime.db.select({
-    book: mdBook.name, bookTitle: mdBook.title, page: mdPage.name, title: mdPage.title,
+    book: mdBook.name, bookTitle: locale === 'en' ? sql<string>`coalesce(nullif(${mdBook.titleEn}, ''), ${mdBook.title})` : mdBook.title, page: mdPage.name, title: mdPage.title,
     author: sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username}, '')`, updateTime: mdPage.updateTime,
   }).from(mdPage).innerJoin(mdBook, eq(mdBook.id, mdPage.bookId)).leftJoin(user, eq(user.id, mdPage.updatedBy))
-    .where(eq(mdBook.visibility, 'public'))
+    .where(and(eq(mdBook.visibility, 'public'), eq(mdBook.archiveTime, 0)))
     .orderBy(desc(sql`(${mdBook.lang} = ${locale})`), desc(mdPage.updateTime), desc(mdPage.id)).limit(limit);
 }
 

@@ -5,14 +5,20 @@ import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import type { UserRow } from '../account/users';
 import { isAdminGroup } from '../site/rules';
+import { BOOK_NAME } from '../../shared/validation/md';
 
 export type BookRow = typeof mdBook.$inferSelect;
 export interface Reader { id: number; groupId: number }
 
-/** Books a visitor or member may see: members-only books only for members. */
-export async function listBooks(db: Db, reader: Reader | null): Promise<BookRow[]> {
-  return db.select().from(mdBook).where(reader ? undefined : eq(mdBook.visibility, 'public'))
+/** Books a visitor or member may see: members-only books only for members; archived ones only when asked for. */
+export async function listBooks(db: Db, reader: Reader | null, opts: { archived?: boolean } = {}): Promise<BookRow[]> {
+  return db.select().from(mdBook).where(and(reader ? undefined : eq(mdBook.visibility, 'public'), opts.archived ? undefined : eq(mdBook.archiveTime, 0)))
     .orderBy(desc(mdBook.weigh), asc(mdBook.id));
+}
+
+/** The book's title in the reader's language: the English one for English readers when it has one. */
+export function bookTitle(book: Pick<BookRow, 'title' | 'titleEn'>, locale: string): string {
+  return locale === 'en' && book.titleEn ? book.titleEn : book.title;
 }
 
 /** A book by its URL name; null when it does not exist or the reader may not see it. */
@@ -22,9 +28,9 @@ export async function findBook(db: Db, name: string, reader: Reader | null): Pro
   return book;
 }
 
-/** Owner, listed editors and administrators edit a book. */
+/** Owner, listed editors and administrators edit a book; nobody edits an archived one. */
 export async function canEdit(runtime: Runtime, book: BookRow, member: Pick<UserRow, 'id' | 'groupId'> | null | undefined): Promise<boolean> {
-  if (!member) return false;
+  if (!member || book.archiveTime) return false;
   if (book.ownerId === member.id) return true;
   const [editor] = await runtime.db.select({ userId: mdBookEditor.userId }).from(mdBookEditor)
     .where(and(eq(mdBookEditor.bookId, book.id), eq(mdBookEditor.userId, member.id)));
@@ -36,17 +42,20 @@ export async function canEdit(runtime: Runtime, book: BookRow, member: Pick<User
 export async function editableBook(runtime: Runtime, name: string, member: UserRow): Promise<BookRow> {
   const book = await findBook(runtime.db, name, member);
   if (!book) throw new AppError('md.bookMissing', { status: 404 });
-  if (!(await canEdit(runtime, book, member))) throw new AppError('api.noPermission', { code: 401 });
+  if (!(await canEdit(runtime, { ...book, archiveTime: 0 }, member))) throw new AppError('api.noPermission', { code: 401 });
+  // Said after the permission check: only those who could edit learn why they cannot now.
+  if (book.archiveTime) throw new AppError('md.books.archivedReadOnly');
   return book;
 }
 
 export const RESERVED_BOOK_NAMES = ['edit', 'search'];
 
-export async function createBook(db: Db, input: { name: string; title: string; description?: string; lang?: string; visibility?: 'public' | 'members'; ownerId?: number; weigh?: number }): Promise<BookRow> {
+export async function createBook(db: Db, input: { name: string; title: string; titleEn?: string; description?: string; lang?: string; visibility?: 'public' | 'members'; ownerId?: number; weigh?: number }): Promise<BookRow> {
+  if (!BOOK_NAME.test(input.name)) throw new AppError('md.books.name', { fieldKeys: { name: 'md.books.name' } });
   if (RESERVED_BOOK_NAMES.includes(input.name.toLowerCase())) throw new AppError('md.nameTaken', { fieldKeys: { name: 'md.nameTaken' } });
   const t = Math.floor(Date.now() / 1000);
   const [row] = await db.insert(mdBook).values({
-    name: input.name, title: input.title, description: input.description ?? '', lang: input.lang ?? 'zh-cn',
+    name: input.name, title: input.title, titleEn: input.titleEn ?? '', description: input.description ?? '', lang: input.lang ?? 'zh-cn',
     visibility: input.visibility ?? 'public', ownerId: input.ownerId ?? 0, weigh: input.weigh ?? 0, createTime: t, updateTime: t,
   }).onConflictDoNothing().returning();
   if (!row) throw new AppError('md.nameTaken', { fieldKeys: { name: 'md.nameTaken' } });
@@ -54,7 +63,7 @@ export async function createBook(db: Db, input: { name: string; title: string; d
 }
 
 /** Creates a book, or changes the given settings of an existing one (operator CLI). */
-export async function upsertBook(db: Db, name: string, set: { title?: string; description?: string; visibility?: 'public' | 'members'; ownerId?: number }): Promise<{ book: BookRow; created: boolean }> {
+export async function upsertBook(db: Db, name: string, set: { title?: string; titleEn?: string; description?: string; visibility?: 'public' | 'members'; ownerId?: number }): Promise<{ book: BookRow; created: boolean }> {
   const [existing] = await db.select().from(mdBook).where(eq(sql`lower(${mdBook.name})`, name.toLowerCase()));
   if (!existing) return { book: await createBook(db, { ...set, name, title: set.title ?? name }), created: true };
   const patch = Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { mdBook, mdPage, mdSection } from '../db/schema';
+import { bookTitle } from './books';
 import { highlight, searchQuery, snippet, stripCalloutMarkers } from '../search/text';
 
 export interface DocHit {
@@ -12,13 +13,14 @@ export interface DocHit {
  * Searches every section of every book the reader may see (members-only books only for members),
  * best match first; each hit names the page and the heading it sits under.
  */
-export async function searchDocs(db: Db, keywords: string, member: boolean, page = 1, limit = 20): Promise<{ list: DocHit[]; total: number; terms: string[] }> {
+export async function searchDocs(db: Db, keywords: string, member: boolean, page = 1, limit = 20, locale = 'zh-cn'): Promise<{ list: DocHit[]; total: number; terms: string[] }> {
   const parsed = searchQuery(keywords);
   if (!parsed) return { list: [], total: 0, terms: [] };
   const q = sql`${parsed.query}::tsquery`;
-  const where = and(sql`${mdSection.searchVector} @@ ${q}`, member ? undefined : eq(mdBook.visibility, 'public'));
+  // Archived books are out of search: read-only, reachable only by their address.
+  const where = and(sql`${mdSection.searchVector} @@ ${q}`, eq(mdBook.archiveTime, 0), member ? undefined : eq(mdBook.visibility, 'public'));
   const from = db.select({
-    book: mdBook.name, bookTitle: mdBook.title, page: mdPage.name, pageTitle: mdPage.title, anchor: mdSection.anchor,
+    book: mdBook.name, bookTitle: mdBook.title, bookTitleEn: mdBook.titleEn, page: mdPage.name, pageTitle: mdPage.title, anchor: mdSection.anchor,
     heading: mdSection.heading, text: mdSection.text,
   }).from(mdSection).innerJoin(mdPage, eq(mdPage.id, mdSection.pageId)).innerJoin(mdBook, eq(mdBook.id, mdSection.bookId));
   const [rows, [{ total } = { total: 0 }]] = await Promise.all([
@@ -29,7 +31,7 @@ export async function searchDocs(db: Db, keywords: string, member: boolean, page
     total,
     terms: parsed.terms,
     list: rows.map((r) => ({
-      book: r.book, bookTitle: r.bookTitle, page: r.page, pageTitle: r.pageTitle, anchor: r.anchor, heading: r.heading,
+      book: r.book, bookTitle: bookTitle({ title: r.bookTitle, titleEn: r.bookTitleEn }, locale), page: r.page, pageTitle: r.pageTitle, anchor: r.anchor, heading: r.heading,
       headingHtml: highlight(r.heading, parsed.terms), snippetHtml: snippet(stripCalloutMarkers(r.text), parsed.terms),
     })),
   };

@@ -178,10 +178,10 @@ export const askPosts: SitemapSource = {
   },
 };
 
-/** Every page of every public book (members-only books never), book by book. */
+/** Every page of every public book (members-only and archived books never), book by book. */
 const mdPages = listSource('md-pages', ['site', 'md'], async (db) => {
   const rows = await db.select({ book: mdBook.name, page: mdPage.name, lastmod: mdPage.updateTime }).from(mdPage)
-    .innerJoin(mdBook, eq(mdBook.id, mdPage.bookId)).where(eq(mdBook.visibility, 'public'))
+    .innerJoin(mdBook, eq(mdBook.id, mdPage.bookId)).where(and(eq(mdBook.visibility, 'public'), eq(mdBook.archiveTime, 0)))
     .orderBy(desc(mdBook.weigh), asc(mdBook.id), asc(mdPage.id));
   return rows.map((r) => ({ path: `/md/${r.book}/${r.page}`, lastmod: r.lastmod }));
 });

@@ -61,13 +61,6 @@ export const DecideInput = z.object({
  */
 export const ReportCloseInput = z.object({ id: ID, action: z.enum(['dismiss', 'remove', 'restore']), reason: text(300).default('') }).strict();
 
-export const BookInput = z.object({
-  name: z.string().trim().regex(/^[A-Za-z0-9][\w.-]{0,99}$/, { error: 'admin.books.name' }),
-  visibility: z.enum(['public', 'members']),
-  owner: text(100).default(''),
-  editor: text(100).default(''),
-}).strict();
-
 export const ModuleInput = z.object({ uid: z.string().trim().regex(/^[a-z][a-z0-9_-]{1,49}$/), install: z.coerce.number().int().min(0).max(1) }).strict();
 
 export const AuditInput = PageInput.extend({

@@ -2,27 +2,27 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { requireSection } from '../../../lib/server/admin/guard';
 import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
-import { booksForAdmin, saveBook } from '../../../lib/server/admin/content';
-import { BookInput } from '../../../lib/shared/validation/admin';
+import { managedBooks, saveBookSettings } from '../../../lib/server/md/manage';
+import { BookSettingsInput } from '../../../lib/shared/validation/md';
 import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
-/** Every book with its owner, editors and visibility. */
+/** Every book, archived ones too, with its owner, editors, visibility and history size. */
 export const GET = api(async (ctx) => {
   await requireSection(ctx, 'books');
-  return ok({ list: await booksForAdmin(ctx.locals.runtime.db) });
+  return ok({ list: await managedBooks(ctx.locals.runtime, 'all') });
 });
 
-/** Changes a book's visibility or owner, or adds an editor. */
+/** Changes a book's titles, description, language, visibility or owner, or adds an editor. */
 export const POST = api(async (ctx) => {
-  const { actor } = await requireSection(ctx, 'books');
-  const input = await readInput(ctx, BookInput);
-  const change = await saveBook(ctx.locals.runtime, input);
-  await recordAction(ctx.locals.runtime.db, actor, 'book:edit', input.name, change.before, change.after);
+  const { member, actor } = await requireSection(ctx, 'books');
+  const input = await readInput(ctx, BookSettingsInput);
+  const change = await saveBookSettings(ctx.locals.runtime, { member, all: true }, input);
+  await recordAction(ctx.locals.runtime.db, actor, 'book:edit', change.book.name, change.before, change.after);
   return ok(null, translateAny(ctx.locals.apiLocale, 'admin.books.saved'));
 });
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
   GET: { ...ADMINS },
-  POST: { ...ADMINS, input: BookInput },
+  POST: { ...ADMINS, input: BookSettingsInput },
 });

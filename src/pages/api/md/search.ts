@@ -8,7 +8,7 @@ export const GET = api(async (ctx) => {
   const limited = await rateLimitReply(ctx, `md:search:${ctx.locals.session?.row.id ?? requestIp(ctx)}`, 30, 60);
   if (limited) return limited;
   const { q, page } = await readInput(ctx, DocSearchInput);
-  return ok(await searchDocs(ctx.locals.runtime.db, q, Boolean(ctx.locals.session), page));
+  return ok(await searchDocs(ctx.locals.runtime.db, q, Boolean(ctx.locals.session), page, 20, ctx.locals.apiLocale));
 });
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */

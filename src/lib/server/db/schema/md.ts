@@ -3,11 +3,16 @@ import { bigint, check, customType, index, integer, jsonb, pgTable, primaryKey, 
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
-/** A book: `name` is its URL slug; members-only books are invisible to visitors everywhere. */
+/**
+ * A book: `name` is its URL slug; members-only books are invisible to visitors everywhere. `title`
+ * is the Chinese title, `titleEn` the English one (empty: the Chinese one everywhere). An archived
+ * book (`archiveTime` > 0) is read-only and missing from the index, search and the sitemap.
+ */
 export const mdBook = pgTable('md_book', {
   id: serial('id').primaryKey(),
   name: varchar('name', { length: 100 }).notNull(),
   title: varchar('title', { length: 120 }).notNull(),
+  titleEn: varchar('title_en', { length: 120 }).notNull().default(''),
   description: varchar('description', { length: 500 }).notNull().default(''),
   cover: varchar('cover', { length: 255 }).notNull().default(''),
   lang: varchar('lang', { length: 10 }).notNull().default('zh-cn'),
@@ -15,6 +20,7 @@ export const mdBook = pgTable('md_book', {
   ownerId: integer('owner_id').notNull().default(0),
   weigh: integer('weigh').notNull().default(0),
   pageCount: integer('page_count').notNull().default(0),
+  archiveTime: bigint('archive_time', { mode: 'number' }).notNull().default(0),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
   updateTime: bigint('update_time', { mode: 'number' }).notNull(),
 }, (t) => [
