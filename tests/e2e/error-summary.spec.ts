@@ -5,8 +5,8 @@ import { expect, test } from '@playwright/test';
 import { logIn, newMember, readEnv } from './helpers';
 
 const T = {
-  'zh-cn': { old: '旧密码', submit: '修改密码', summary: '有 2 处需要修改后才能提交' },
-  en: { old: 'Old password', submit: 'Change password', summary: 'There are 2 problems: fix them to continue' },
+  'zh-cn': { old: '旧密码', submit: '修改密码', summary: '请先修改以下内容再提交' },
+  en: { old: 'Old password', submit: 'Change password', summary: 'There is a problem: fix the fields listed here to continue' },
 } as const;
 
 for (const lang of ['zh-cn', 'en'] as const) {

@@ -33,7 +33,7 @@ export default function ErrorSummary({ errors, formRef, messages }: Props): Reac
   if (!several) return null;
   return (
     <div className="error-summary" role="alert" tabIndex={-1} ref={box} aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{translate(messages, 'validation.summary', { count: names.length })}</h2>
+      <h2 id={`${id}-title`}>{translate(messages, 'validation.summary')}</h2>
       <ul>
         {names.map((name) => {
           const field = fieldOf(formRef.current, name);

@@ -3,7 +3,7 @@ import type { Messages } from '../types';
 
 export default {
   'validation.required': 'Required',
-  'validation.summary': 'There are {count} problems: fix them to continue',
+  'validation.summary': 'There is a problem: fix the fields listed here to continue',
   'validation.username': 'The account must be 3 to 15 characters, start with a letter, and use only letters, digits and underscores',
   'validation.password': 'The password must be 6 to 32 characters and must not contain & < > " \'',
   'validation.email': 'Please enter a correct e-mail address',

@@ -1,7 +1,7 @@
 // Field messages shared by forms in the browser and the API (spec §5).
 export default {
   'validation.required': '必填',
-  'validation.summary': '有 {count} 处需要修改后才能提交',
+  'validation.summary': '请先修改以下内容再提交',
   'validation.username': '账户名需为 3 到 15 个字符，以字母开头，只能包含字母、数字和下划线',
   'validation.password': '密码需为 6 到 32 个字符，且不能包含 & < > " \'',
   'validation.email': '请输入正确的邮箱地址',
