@@ -9,8 +9,10 @@ import ts from 'typescript';
 
 const TRIES = ['', '.ts', '.tsx', '.mts', '.js', '.mjs', '.astro', '/index.ts', '/index.tsx', '/index.js'];
 
-/** @type {Map<string, { mtime: number; deps: string[] }>} */
+/** @type {Map<string, { mtime: number; checked: number; deps: string[] }>} */
 const parsed = new Map();
+/** A file's imports are read again when it changed, looked at most once a second (an editor's server lives long). */
+const RECHECK_MS = 1000;
 
 /** @param {string} p */
 function isFile(p) {
@@ -46,17 +48,22 @@ function codeOf(file, text) {
 /** Files `file` imports (static, type-only, re-exports and dynamic import()), resolved. */
 /** @param {string} file @param {string} root @returns {string[]} */
 function depsOf(file, root) {
+  const known = parsed.get(file);
+  const now = Date.now();
+  if (known && now - known.checked < RECHECK_MS) return known.deps;
   let mtime;
   try {
     mtime = statSync(file).mtimeMs;
   } catch {
     return [];
   }
-  const hit = parsed.get(file);
-  if (hit && hit.mtime === mtime) return hit.deps;
+  if (known && known.mtime === mtime) {
+    known.checked = now;
+    return known.deps;
+  }
   const info = ts.preProcessFile(codeOf(file, readFileSync(file, 'utf8')), true, true);
   const deps = [...new Set(info.importedFiles.map((f) => resolveSpec(file, f.fileName, root)).filter((p) => p !== null))];
-  parsed.set(file, { mtime, deps });
+  parsed.set(file, { mtime, checked: now, deps });
   return deps;
 }
 
