@@ -12,7 +12,10 @@ import atrium from './scripts/lint/import-cycle.js';
 // Runtime type, which names the services it carries) and the two that compose areas for the server.
 const NOT_CORE = ['runtime.ts', 'metrics.ts', 'route-middleware.ts'];
 
-/** The import rules of src/ (tests/unit/import-rules.test.ts lints fixtures with the same function). */
+/**
+ * The import rules of src/ (tests/unit/import-rules.test.ts lints fixtures with the same function).
+ * @returns {import('eslint').Linter.Config}
+ */
 export function importRules(base = 'src', basePath = process.cwd()) {
   const server = `${base}/lib/server`;
   const entries = readdirSync(resolve(basePath, server), { withFileTypes: true });
