@@ -10,7 +10,7 @@ import { apiLocale, envelope, errorResponse, isBadInputError, rateLimitReply, re
 import { CONTROL_CHARS } from './lib/shared/validation/common';
 import { translator } from './lib/i18n';
 import { ROUTE_MIDDLEWARE } from './lib/server/route-middleware';
-import { getDevRuntime } from './lib/server/dev-runtime';
+import { getDevRuntime } from './lib/server/boot/dev-runtime';
 import { appLocals } from './lib/server/app-locals';
 import { PageCache } from './lib/server/page-cache';
 import { compressResponse, pickEncoding } from './lib/server/compress';

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve as resolvePath } from 'node:path';
 import { readConfig } from '../lib/server/env';
-import { createRuntime } from '../lib/server/runtime';
+import { createRuntime } from '../lib/server/boot/runtime';
 import { DatabaseLockedError, openDatabase } from '../lib/server/db/client';
 import { USAGE, runCommand, type CliIo } from './cli';
 import { socketPath } from './cli-socket';

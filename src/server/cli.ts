@@ -8,7 +8,7 @@ import { ADMIN_USAGE, READ_ONLY, auditCli, extraCommand } from './cli-admin';
 import { asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { user } from '../lib/server/db/schema';
-import { ADMIN_GROUP } from '../lib/server/db/seed';
+import { ADMIN_GROUP } from '../lib/server/site/seed';
 import { createUser, findByAccount, formatMoney } from '../lib/server/account/users';
 import { adjustMoney, adjustScore } from '../lib/server/account/ledger';
 import { addNotice } from '../lib/server/account/notices';

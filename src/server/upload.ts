@@ -7,7 +7,6 @@ import { copyFile, link, mkdir, open, realpath, stat, unlink, type FileHandle } 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, resolve, sep } from 'node:path';
 import { and, asc, eq, notLike, sql } from 'drizzle-orm';
-import { imageSize } from 'image-size';
 import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
@@ -15,6 +14,7 @@ import { resolveAccessToken, type Resolved } from '../lib/server/auth/sessions';
 import type { SessionRef } from '../lib/server/auth/session-streams';
 import { fromOwnSite, readCookie, SESSION_COOKIE } from '../lib/server/request-context';
 import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime } from '../lib/server/upload/check';
+import { readImageInfo, type ImageInfo, type ReadAt } from '../lib/server/upload/image-info';
 import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
 import { isApprovedDeveloper } from '../lib/server/market/developers';
 import { packageFile, packageRoot } from '../lib/server/market/packages';
@@ -41,30 +41,6 @@ const PACKAGES_PER_MINUTE = 10;
 const DEFAULT_PACKAGE_SIZE = 20 * 1024 * 1024;
 const DRIVERS = new Set(['local']);
 const ALPHA_DASH = /^[A-Za-z0-9_-]+$/;
-
-// ---------------------------------------------------------------------------------------------
-// Image dimensions from the first bytes (png, jpeg, gif, webp, bmp), read by image-size
-
-export interface ImageInfo { mime: string; width: number; height: number }
-
-/** Reads `length` bytes at `offset` (fewer at the end of the file). */
-export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
-
-/** As much of the file as image-size reads from a file itself: enough to pass EXIF blocks before a JPEG frame header. */
-const IMAGE_HEAD = 512 * 1024;
-/** The types stored as images (the member's declared type is kept for anything else, SVG included). */
-const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp' };
-
-/** The image type by its bytes and its size, or null when the bytes are not a known image. */
-export async function readImageInfo(read: ReadAt): Promise<ImageInfo | null> {
-  const head = await read(0, IMAGE_HEAD);
-  let found: ReturnType<typeof imageSize>;
-  try { found = imageSize(head); } catch { return null; }
-  const mime = found.type ? IMAGE_TYPES[found.type] : undefined;
-  const { width, height } = found;
-  if (!mime || !Number.isSafeInteger(width) || !Number.isSafeInteger(height) || width < 0 || height < 0) return null;
-  return { mime, width, height };
-}
 
 function fileReader(fh: FileHandle): ReadAt {
   return async (offset, length) => {

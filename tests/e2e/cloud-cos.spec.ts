@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { addMember, logInTo, randomFile, startCloudSite, storedSha1, type CloudSite } from './cloud-upload';
 import { startCosGateway, type CosGateway } from '../helpers/cos-gateway';
-import { qSign } from '../../src/lib/server/upload/cos';
+import { qSign } from '../helpers/cos-sign';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const MB = 1024 * 1024;

@@ -2,7 +2,7 @@
 // jumps to a heading, editing with live preview, two editors meeting in the merge view, restoring
 // a revision. Needs the e2e server on PostgreSQL (TEST_DATABASE_URL), like the other member flows.
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { atrium, logIn, newMember, readEnv, withLock, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };

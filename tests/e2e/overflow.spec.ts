@@ -4,7 +4,7 @@
 // The member's content is made through the API the pages use; the CLI tops up and approves.
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL): the CLI and the test share its database.
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };

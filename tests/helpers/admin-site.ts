@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfig } from '../../src/lib/server/env';
-import { createRuntime } from '../../src/lib/server/runtime';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { seedDemo } from '../../src/lib/server/ask/demo';
 import { askPost, askReport, developer, developerEarning, developerWithdrawal, module } from '../../src/lib/server/db/schema';

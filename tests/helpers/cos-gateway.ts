@@ -5,7 +5,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { localSecretKey, openLocalToken, qSign } from '../../src/lib/server/upload/cos';
+import { localSecretKey } from '../../src/lib/server/upload/cos';
+import { openLocalToken, qSign } from './cos-sign';
 
 export interface CosGateway {
   /** `http://127.0.0.1:<port>` */

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readConfig } from '../../src/lib/server/env';
-import { createRuntime, type Runtime } from '../../src/lib/server/runtime';
+import type { Runtime } from '../../src/lib/server/runtime';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createApp, type AstroHandler } from '../../src/server/app';
 import { ROOT, TEMPLATE_DIR, TMP } from './paths';
 

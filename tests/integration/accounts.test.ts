@@ -12,7 +12,7 @@ import { user, userGroup, userMoneyLog, userRule, userScoreLog } from '../../src
 import { adjustMoney, ledgerText } from '../../src/lib/server/account/ledger';
 import { createUser } from '../../src/lib/server/account/users';
 import { addNotice } from '../../src/lib/server/account/notices';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 
 let server: InProcessServer;
 let smtp: SMTPServer;

@@ -6,7 +6,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { createUser, type UserRow } from '../../src/lib/server/account/users';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { mdBook, mdRevision } from '../../src/lib/server/db/schema';
 import { addEditor, createBook } from '../../src/lib/server/md/books';
 import { createPage } from '../../src/lib/server/md/pages';

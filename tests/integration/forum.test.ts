@@ -3,9 +3,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
-import { createRuntime, type Runtime } from '../../src/lib/server/runtime';
+import type { Runtime } from '../../src/lib/server/runtime';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser, type UserRow } from '../../src/lib/server/account/users';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { askCategory, askPost, askReply, messages, userScoreLog } from '../../src/lib/server/db/schema';
 import { installModule, uninstallModule } from '../../src/lib/server/modules/installs';
 import { createPost } from '../../src/lib/server/ask/posts';

@@ -4,7 +4,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
-import { createRuntime, type Runtime } from '../../src/lib/server/runtime';
+import type { Runtime } from '../../src/lib/server/runtime';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { freshPostgres } from '../helpers/server';
 

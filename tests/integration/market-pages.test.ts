@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { createUser, type UserRow } from '../../src/lib/server/account/users';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { module, moduleInstall, moduleOrder, moduleReview, moduleVersion } from '../../src/lib/server/db/schema';
 import { moduleText } from '../../src/lib/server/market/text';
 import { installModule, uninstallModule } from '../../src/lib/server/modules/installs';

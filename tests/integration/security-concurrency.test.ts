@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
-import { createRuntime } from '../../src/lib/server/runtime';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { sendCode } from '../../src/lib/server/account/codes';
 import { freshPostgres, postJson, startServer, type TestServer } from '../helpers/server';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
-import { createRuntime } from '../../src/lib/server/runtime';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { createClickCaptcha, clickCaptchaKey } from '../../src/lib/server/captcha/click-captcha';
 import { captcha } from '../../src/lib/server/db/schema';

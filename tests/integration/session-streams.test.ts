@@ -12,7 +12,7 @@ import { MESSAGE_STREAMS_PER_ADDRESS, MESSAGE_STREAMS_PER_MEMBER } from '../../s
 import { saveModel } from '../../src/lib/server/chat/models';
 import { stopReply } from '../../src/lib/server/chat/reply';
 import { notify } from '../../src/lib/server/messages/notify';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { token } from '../../src/lib/server/db/schema';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';

@@ -9,11 +9,11 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { readConfig } from '../../src/lib/server/env';
-import { createRuntime } from '../../src/lib/server/runtime';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { listCategories } from '../../src/lib/server/ask/categories';
 import { installModule } from '../../src/lib/server/modules/installs';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 
 let srv: InProcessServer;

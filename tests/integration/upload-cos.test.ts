@@ -10,7 +10,8 @@ import { startSwift, type SwiftStore } from '../helpers/swift';
 import { startCosGateway, type CosGateway } from '../helpers/cos-gateway';
 import { createUser } from '../../src/lib/server/account/users';
 import { attachment } from '../../src/lib/server/db/schema';
-import { cosEncode, issueLocalCredentials, qSign, type CosCredentials } from '../../src/lib/server/upload/cos';
+import { issueLocalCredentials, type CosCredentials } from '../../src/lib/server/upload/cos';
+import { cosEncode, qSign } from '../helpers/cos-sign';
 
 const BUCKET = 'atrium-1250000000';
 const REGION = 'ap-guangzhou';

@@ -6,7 +6,8 @@ import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSaveName, DEFAULT_SAVE_NAME, fileNamePart, sanitizeSegment } from '../../src/lib/server/upload/save-name';
 import { checkUpload, fileSuffix, isTypeAllowed } from '../../src/lib/server/upload/check';
-import { readImageInfo, storagePath } from '../../src/server/upload';
+import { storagePath } from '../../src/server/upload';
+import { readImageInfo } from '../../src/lib/server/upload/image-info';
 import { isMultipart, MultipartError, receiveFile, Rejection, type ReceiveRules } from '../../src/server/multipart';
 
 const SHA1 = 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3';

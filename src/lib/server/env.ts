@@ -1,8 +1,6 @@
-import { resolve } from 'node:path';
-import { readMailSettings, type MailSettings } from './mail/mailer';
+import { join, resolve } from 'node:path';
 import { parseTrustProxy, type ProxyTrust } from './proxy';
-import { readChatEnv, type ChatEnv } from './chat/env';
-import { MESSAGE_STREAMS_PER_ADDRESS, MESSAGE_STREAMS_PER_MEMBER, type StreamCaps } from './auth/session-streams';
+import { readChatEnv, type ChatEnv } from './chat-env';
 
 /** Everything Atrium reads from the environment; docs/operators/configuration.md lists the same (tests/unit/docs-links.test.ts). */
 export interface ServerConfig {
@@ -98,4 +96,41 @@ function readSiteUrl(value: string | undefined): string | null {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`SITE_URL must start with https:// or http://, got "${value}"`);
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) throw new Error(`SITE_URL is an origin only (no path, query or credentials), got "${value}"`);
   return url.origin;
+}
+
+/** Default caps of open message streams (a browser holds one for all its tabs). */
+export const MESSAGE_STREAMS_PER_MEMBER = 8;
+export const MESSAGE_STREAMS_PER_ADDRESS = 32;
+
+export interface StreamCaps {
+  /** Open message streams per member on one instance (0: no cap). */
+  perMember: number;
+  /** Open message streams per client address on one instance (0: no cap). */
+  perAddress: number;
+}
+
+export interface MailSettings {
+  smtpHost: string | null;
+  smtpPort: number;
+  smtpSecure: boolean;
+  smtpUser: string | null;
+  smtpPass: string | null;
+  smtpFrom: string;
+  smsUrl: string | null;
+  smsToken: string | null;
+  outboxDir: string;
+}
+
+export function readMailSettings(env: NodeJS.ProcessEnv, dataDir: string): MailSettings {
+  return {
+    smtpHost: env.SMTP_HOST || null,
+    smtpPort: Number(env.SMTP_PORT || 587),
+    smtpSecure: env.SMTP_SECURE === '1' || env.SMTP_SECURE === 'true',
+    smtpUser: env.SMTP_USER || null,
+    smtpPass: env.SMTP_PASS || null,
+    smtpFrom: env.SMTP_FROM || 'Atrium <no-reply@localhost>',
+    smsUrl: env.SMS_HTTP_URL || null,
+    smsToken: env.SMS_HTTP_TOKEN || null,
+    outboxDir: join(dataDir, 'outbox'),
+  };
 }

@@ -5,8 +5,9 @@ import { lookup, translateAny, translator, type AnyKey, type Locale } from '../i
 import { clientIp } from './request-context';
 import { forwardedProto } from './proxy';
 import { findControlChars } from '../shared/validation/common';
-import { withOutbox } from './messages/live';
 import type { RateLimiter } from './rate-limit';
+import type { Bus } from './bus';
+import { processWide } from './process-wide';
 
 
 /** The one error services throw: a message key, optional field errors, and the envelope code. */
@@ -163,14 +164,24 @@ export async function readInput<S extends z.ZodType>(ctx: APIContext, schema: S)
   return parseInput(ctx, schema, await readRaw(ctx));
 }
 
+/** Work run around every API handler; boot registers the message outbox (messages/live.ts). */
+type Around = <T>(bus: Bus, fn: () => Promise<T>) => Promise<T>;
+// Process-wide: boot registers it from the server's bundle, Astro's bundle runs the handlers.
+const around = processWide<{ fn: Around }>('api-around', () => ({ fn: (_bus, fn) => fn() }));
+
+/** Sets the work run around every API handler (boot/runtime.ts: publish recorded message events). */
+export function aroundApi(fn: Around): void {
+  around.fn = fn;
+}
+
 /**
  * Wraps an API handler so that every outcome is an envelope. Message events the handler recorded
- * are published once it has finished (its transactions have committed).
+ * are published once it has finished (its transactions have committed): see aroundApi.
  */
 export function api(handler: (ctx: APIContext) => Promise<Response>): APIRoute {
   return async (ctx) => {
     try {
-      return await withOutbox(ctx.locals.runtime.bus, () => handler(ctx));
+      return await around.fn(ctx.locals.runtime.bus, () => handler(ctx));
     } catch (err) {
       return errorResponse(err, ctx.locals.apiLocale, ctx.locals.requestId, ctx.locals.runtime.log.error);
     }

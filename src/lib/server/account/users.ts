@@ -7,11 +7,10 @@ import { accountKind } from '../../shared/validation/account';
 import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from '../auth/password';
 import { endOtherSessions, startSession, type IssuedSession } from '../auth/sessions';
 import { recordLogin, type LoginAttempt } from './login-history';
+import { displayNameSql, type UserRow } from '../db/rows';
 
-export type UserRow = typeof user.$inferSelect;
-
-/** A member's name as pages show it: the nickname, else the username (for SQL selects). */
-export const displayNameSql = sql<string>`coalesce(nullif(${user.nickname}, ''), ${user.username})`;
+// Beside the schema since they are shared (db/rows.ts); still exported here for this area's callers.
+export { displayNameSql, type UserRow };
 
 /** After this many failed logins an account (known or not) is refused for LOCK_SECONDS. */
 export const LOGIN_RETRY = 10;

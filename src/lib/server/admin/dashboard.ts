@@ -5,7 +5,7 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client';
 import { askPost, askReply, askReport, attachment, developer, developerWithdrawal, invoice, module, moduleOrder, moduleVersion, siteDaily, user } from '../db/schema';
 import type { Runtime } from '../runtime';
-import { VERSION } from '../db/seed';
+import { VERSION } from '../site/seed';
 import { lastAction, type AuditRow } from './audit';
 
 export const DAYS = 30;

@@ -5,7 +5,7 @@
 import { asc } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { config } from '../db/schema';
-import { DEFAULT_CONFIG } from '../db/seed';
+import { DEFAULT_CONFIG } from '../site/seed';
 import { parseSize } from '../site/config';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';

@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { user } from '../db/schema';
-import { ADMIN_GROUP } from '../db/seed';
+import { ADMIN_GROUP } from '../site/seed';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import { createUser, findById, type UserRow } from '../account/users';

@@ -3,7 +3,7 @@ import type { Db } from '../db/client';
 import { askCategory, askPost, askTag, user, type LocalizedText } from '../db/schema';
 import type { Locale } from '../../i18n';
 import type { Runtime } from '../runtime';
-import { displayNameSql } from '../account/users';
+import { displayNameSql } from '../db/rows';
 
 type CategorySeed = { slug: string; type: 'question' | 'discussion' | 'share' | 'announcement'; title: LocalizedText; description: LocalizedText };
 

@@ -3,7 +3,7 @@ import { AppError } from '../http';
 import { Code } from '../../shared/codes';
 import { REFRESH_COOKIE, SESSION_COOKIE } from '../request-context';
 import { REFRESH_TTL, ACCESS_TTL, tokenExpired } from './sessions';
-import type { UserRow } from '../account/users';
+import type { UserRow } from '../db/rows';
 import type { Runtime } from '../runtime';
 import type { Locale } from '../../i18n';
 

@@ -1,5 +1,5 @@
 import type { Bus } from '../bus';
-import type { UserRow } from '../account/users';
+import type { UserRow } from '../db/rows';
 import { SessionStreams, type EndedScope, type StreamCaps } from './session-streams';
 
 const CHANNEL = 'sessions:forget';

@@ -3,6 +3,7 @@
 // the member, a stolen refresh token or the access token's expiry. Sessions end in the database
 // first, then session-cache.ts publishes the end on the bus and every instance's registry closes
 // the matching streams. Message streams are also capped per member and per address, oldest first.
+import { MESSAGE_STREAMS_PER_ADDRESS, MESSAGE_STREAMS_PER_MEMBER, type StreamCaps } from '../env';
 
 /** What a resolved access token tells a stream about its session. */
 export interface SessionRef {
@@ -23,16 +24,8 @@ export type EndedScope = { families: string[] } | { except: string | null };
 /** Why a stream was closed; the message stream tells its client, which then stops reconnecting. */
 export type CloseReason = 'session' | 'expired' | 'limit';
 
-/** Default caps of open message streams (a browser holds one for all its tabs). */
-export const MESSAGE_STREAMS_PER_MEMBER = 8;
-export const MESSAGE_STREAMS_PER_ADDRESS = 32;
-
-export interface StreamCaps {
-  /** Open message streams per member on one instance (0: no cap). */
-  perMember: number;
-  /** Open message streams per client address on one instance (0: no cap). */
-  perAddress: number;
-}
+// The default caps live with the settings read from the environment (env.ts).
+export { MESSAGE_STREAMS_PER_ADDRESS, MESSAGE_STREAMS_PER_MEMBER, type StreamCaps };
 
 export interface OpenStream {
   ref: SessionRef;

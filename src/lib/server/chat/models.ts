@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { chatModel } from '../db/schema';
-import type { EnvModel } from './env';
+import type { EnvModel } from '../chat-env';
 
 /** The built-in site assistant: answers from retrieval alone, always available, free. */
 export const SITE_ASSISTANT = 'site';

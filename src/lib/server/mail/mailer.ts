@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log';
+import type { MailSettings } from '../env';
 
 export interface Message {
   to: string;
@@ -19,32 +20,6 @@ export interface Mailer {
   sendMail(message: Message): Promise<void>;
   sendSms(mobile: string, template: string, text: string): Promise<void>;
   close(): void;
-}
-
-export interface MailSettings {
-  smtpHost: string | null;
-  smtpPort: number;
-  smtpSecure: boolean;
-  smtpUser: string | null;
-  smtpPass: string | null;
-  smtpFrom: string;
-  smsUrl: string | null;
-  smsToken: string | null;
-  outboxDir: string;
-}
-
-export function readMailSettings(env: NodeJS.ProcessEnv, dataDir: string): MailSettings {
-  return {
-    smtpHost: env.SMTP_HOST || null,
-    smtpPort: Number(env.SMTP_PORT || 587),
-    smtpSecure: env.SMTP_SECURE === '1' || env.SMTP_SECURE === 'true',
-    smtpUser: env.SMTP_USER || null,
-    smtpPass: env.SMTP_PASS || null,
-    smtpFrom: env.SMTP_FROM || 'Atrium <no-reply@localhost>',
-    smsUrl: env.SMS_HTTP_URL || null,
-    smsToken: env.SMS_HTTP_TOKEN || null,
-    outboxDir: join(dataDir, 'outbox'),
-  };
 }
 
 function safeName(value: string): string {

@@ -3,7 +3,7 @@ import type { Db } from '../db/client';
 import { mdBook, mdBookEditor } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
-import type { UserRow } from '../account/users';
+import type { UserRow } from '../db/rows';
 import { isAdminGroup } from '../site/rules';
 import { BOOK_NAME } from '../../shared/validation/md';
 

@@ -4,7 +4,7 @@ import { mdBook, mdPage, mdRedirect, mdRevision, mdSection, user } from '../db/s
 import { AppError } from '../http';
 import { searchVector } from '../search/text';
 import { renderDoc } from './render';
-import { displayNameSql } from '../account/users';
+import { displayNameSql } from '../db/rows';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 const now = (): number => Math.floor(Date.now() / 1000);

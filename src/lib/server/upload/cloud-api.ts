@@ -8,7 +8,7 @@ import { cloudSettingsProblem, readCloudSettings, type CloudSettings } from './c
 import type { ImageProbe, ObjectStore, UploadSettings } from './cloud-store';
 import { DEFAULT_SAVE_NAME } from './save-name';
 import { S3Store } from './s3';
-import { readImageInfo } from '../../../server/upload';
+import { readImageInfo } from './image-info';
 
 /** The same per-minute limit as local uploads (`POST /api/ajax/upload`). */
 export const UPLOADS_PER_MINUTE = 30;

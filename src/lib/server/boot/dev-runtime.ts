@@ -1,5 +1,6 @@
-import { readConfig } from './env';
-import { createRuntime, type Runtime } from './runtime';
+import { readConfig } from '../env';
+import type { Runtime } from '../runtime';
+import { createRuntime } from './runtime';
 
 // Only `astro dev` reaches this: the production server creates the runtime and passes it in
 // `locals`. One per dev process is what PGlite's one-process rule allows anyway.

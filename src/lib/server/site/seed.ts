@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from './client';
-import { config, userGroup, userRule } from './schema';
+import type { Db } from '../db/client';
+import { config, userGroup, userRule } from '../db/schema';
 import { seedCategories } from '../ask/categories';
 import { ADMIN_ROOT_RULE, ADMIN_RULE_NAMES, ADMIN_SECTIONS } from '../admin/sections';
 import { MESSAGE_CONFIG } from '../messages/settings';
