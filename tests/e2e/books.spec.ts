@@ -3,7 +3,7 @@
 // it (read-only, gone from the index and search) and /md/edit restores it. Both pages pass axe.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { ADMIN_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { atrium, logIn, newMember, readEnv, withLock, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };

@@ -13,7 +13,7 @@ import { startServer, type TestServer } from '../helpers/server';
 import { prepareAdminSite, PASSWORD, type AdminSite } from '../helpers/admin-site';
 import { TEMPLATE_DIR, TMP, ROOT } from '../helpers/paths';
 import { readConfig } from '../../src/lib/server/env';
-import { createRuntime } from '../../src/lib/server/runtime';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { recordAction } from '../../src/lib/server/admin/audit';
 

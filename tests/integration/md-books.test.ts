@@ -6,7 +6,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { createUser, type UserRow } from '../../src/lib/server/account/users';
-import { ADMIN_GROUP, MEMBER_GROUP } from '../../src/lib/server/db/seed';
+import { ADMIN_GROUP, MEMBER_GROUP } from '../../src/lib/server/site/seed';
 import { adminLog, mdBook, mdPage, mdRevision, mdSection, userGroup, userRule } from '../../src/lib/server/db/schema';
 import { installModule } from '../../src/lib/server/modules/installs';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';

@@ -1,7 +1,7 @@
 // The two groups every site starts with are stored with their Chinese names (a new site's default
 // language); while an administrator has not renamed them, pages show them in the reader's language.
 import { translateAny, type Locale } from '../../i18n';
-import { ADMIN_GROUP, MEMBER_GROUP } from '../db/seed';
+import { ADMIN_GROUP, MEMBER_GROUP } from '../site/seed';
 
 const DEFAULT_NAMES: Record<number, { name: string; key: string }> = {
   [MEMBER_GROUP]: { name: '默认分组', key: 'admin.group.default.members' },
