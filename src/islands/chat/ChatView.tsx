@@ -2,7 +2,6 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, type UIMessage } from 'ai';
-import { getToken } from '../../lib/client/auth-token';
 import { copyText } from '../../lib/client/secure-context';
 import { textOfParts, type ChatMetadata } from '../../lib/shared/chat';
 import { mergeBranch, newestLeaf, pathTo, siblingsOf, type ChatNode, type Tree } from './tree';
@@ -57,7 +56,7 @@ export default function ChatView(props: Props) {
     api: '/api/chat/send',
     credentials: 'same-origin',
     // The key binds a visitor's reply to this browser: only it can stop or resume it.
-    headers: () => ({ 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) }) as Record<string, string>,
+    headers: () => ({ 'think-lang': props.locale, ...chatKeyHeader() }) as Record<string, string>,
     prepareSendMessagesRequest: ({ id, messages, headers }) => ({
       headers,
       body: { id, model: modelRef.current, messages: messages.map((m) => ({ id: m.id, role: m.role, parts: [{ type: 'text', text: textOfParts(m.parts as { type: string; text?: string }[]) }] })) },
@@ -125,7 +124,7 @@ export default function ChatView(props: Props) {
   const stop = async (): Promise<void> => {
     await fetch('/api/chat/stop', {
       method: 'POST', credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) },
+      headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...chatKeyHeader() },
       body: JSON.stringify({ id: chatId }),
     }).catch(() => undefined);
     await chat.stop();
