@@ -39,7 +39,8 @@ test('signed in on the main domain: the same session on every subdomain, renewed
   await page.getByLabel('账户名 / 邮箱 / 手机号').fill('subby');
   await page.getByLabel('密码').fill('secret123');
   await page.getByRole('button', { name: '登录', exact: true }).last().click();
-  await expect(page).toHaveURL(/\/user\/account\/overview$/);
+  // A first login warms the server (a loaded machine took over 7 s).
+  await expect(page).toHaveURL(/\/user\/account\/overview$/, { timeout: 20_000 });
   await expectNoReadableToken(page);
   const cookies = await page.context().cookies();
   for (const name of ['ba-user-token', 'ba-user-refresh', 'userInfo-v5']) {
