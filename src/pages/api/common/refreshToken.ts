@@ -25,7 +25,7 @@ export const POST = api(async (ctx) => {
     next = await refreshSession(runtime.db, runtime.tokenSecret, refresh, access, runtime.sessions);
   } catch (err) {
     // A refresh cookie that no longer works is dropped with the rest (a concurrent tab's renewal is not a failure).
-    if (!fromBody && !(err instanceof RefreshRaceError)) clearSessionCookie(ctx.cookies, scope);
+    if (!fromBody && ctx.cookies.has(REFRESH_COOKIE) && !(err instanceof RefreshRaceError)) clearSessionCookie(ctx.cookies, scope);
     throw err;
   }
   setSessionCookies(ctx.cookies, next.token, next.refreshToken, scope);
