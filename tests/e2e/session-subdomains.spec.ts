@@ -92,3 +92,16 @@ test('signed in on the main domain: the same session on every subdomain, renewed
     expect(await page.evaluate(() => document.cookie), host).not.toContain('userInfo-v5');
   }
 });
+
+test('tokens an older release left in localStorage are removed on the next page load', async ({ page }) => {
+  await page.goto(at('ask.atrium.test'));
+  await page.evaluate(() => {
+    localStorage.setItem('ba-user-token', 'legacy-token');
+    localStorage.setItem('userInfo-v5', JSON.stringify({ id: 1, username: 'old', token: 'legacy-token', refresh_token: 'legacy-refresh' }));
+    localStorage.setItem('ba-is-dark', 'false');
+  });
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => [localStorage.getItem('ba-user-token'), localStorage.getItem('userInfo-v5')])).toEqual([null, null]);
+  // Other preferences stay.
+  expect(await page.evaluate(() => localStorage.getItem('ba-is-dark'))).toBe('false');
+});
