@@ -1,12 +1,12 @@
 import type { APIContext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
-import { REFRESH_COOKIE, SESSION_COOKIE, fromOwnSite, isFormLike, requestBasics } from './lib/server/request-context';
+import { REFRESH_COOKIE, SESSION_COOKIE, USER_INFO_COOKIE, fromOwnSite, isFormLike, requestBasics } from './lib/server/request-context';
 import { RefreshRaceError, refreshSession, resolveAccessToken, type Resolved } from './lib/server/auth/sessions';
-import { clearSessionCookie, setSessionCookies } from './lib/server/auth/guard';
+import { clearSessionCookie, cookieScope, setSessionCookies, setUserInfoCookie, userInfoCookieValue } from './lib/server/auth/guard';
 import { Code } from './lib/shared/codes';
 import { assertRouteMiddleware, matchRoute } from './lib/shared/routes';
 import { normalizeApiPath } from './lib/shared/hosts';
-import { apiLocale, envelope, errorResponse, isBadInputError, rateLimitReply, requestIp, requestIsHttps } from './lib/server/http';
+import { apiLocale, envelope, errorResponse, isBadInputError, rateLimitReply, requestIp } from './lib/server/http';
 import { CONTROL_CHARS } from './lib/shared/validation/common';
 import { translator } from './lib/i18n';
 import { ROUTE_MIDDLEWARE } from './lib/server/route-middleware';
@@ -155,22 +155,41 @@ async function resolveSession(ctx: APIContext): Promise<void> {
   const cookie = cookies.get(SESSION_COOKIE)?.value ?? '';
   const refresh = header ? '' : cookies.get(REFRESH_COOKIE)?.value ?? '';
   const value = header || cookie;
-  if (!value && !refresh) return;
+  const page = request.method === 'GET' && !ctx.url.pathname.startsWith('/api/');
+  if (!value && !refresh) {
+    // A user-info cookie outlived its session (the browser kept it, the tokens are gone): a page
+    // load drops it, so the site's scripts do not take the reader for a member.
+    if (page && cookies.has(USER_INFO_COOKIE)) clearSessionCookie(cookies, cookieScope(ctx));
+    return;
+  }
   const { runtime } = locals;
   let resolved: Resolved = value ? await resolveAccessToken(runtime.db, runtime.tokenSecret, value, runtime.sessions) : { state: 'none' };
-  if (resolved.state !== 'ok' && refresh && request.method === 'GET' && !ctx.url.pathname.startsWith('/api/')) {
+  let renewedNow = false;
+  let raced = false;
+  if (resolved.state !== 'ok' && refresh && page) {
     try {
       const renewed = await refreshSession(runtime.db, runtime.tokenSecret, refresh, cookie, runtime.sessions);
-      setSessionCookies(cookies, renewed.token, renewed.refreshToken, runtime.config.siteDomain, requestIsHttps(ctx));
+      setSessionCookies(cookies, renewed.token, renewed.refreshToken, cookieScope(ctx));
       resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, renewed.token, runtime.sessions);
+      renewedNow = true;
     } catch (err) {
       // Two tabs renewing at once: the other one already did; this request goes on as a visitor.
-      if (!(err instanceof RefreshRaceError)) clearSessionCookie(cookies, runtime.config.siteDomain);
+      raced = err instanceof RefreshRaceError;
     }
   }
   if (resolved.state === 'expired') locals.tokenExpired = true;
-  if (resolved.state !== 'ok') return;
+  if (resolved.state !== 'ok') {
+    // A page load with cookies of a session that ended (logged out elsewhere, expired, refused):
+    // they are dropped, the user info with them.
+    if (page && !header && !raced) clearSessionCookie(cookies, cookieScope(ctx));
+    return;
+  }
   const row = resolved.row;
   locals.user = { id: row.id, username: row.username, nickname: row.nickname, avatar: row.avatar };
   locals.session = { row, family: resolved.family, viaCookie: !header, ref: resolved.ref };
+  // The user-info cookie follows the member a page shows: set when missing (a session from before
+  // the cookie existed), renewed with the tokens, rewritten when the name or avatar changed.
+  if (page && !header && (renewedNow || cookies.get(USER_INFO_COOKIE)?.value !== userInfoCookieValue(row))) {
+    setUserInfoCookie(cookies, row, cookieScope(ctx));
+  }
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Runtime } from '../lib/server/runtime';
 import { PageCache, type CachedPage } from '../lib/server/page-cache';
 import { pickEncoding } from '../lib/server/compress';
-import { areaOfHostCached, negotiateLocale, negotiateTheme, newRequestId, requestBasics, readCookie, REFRESH_COOKIE, SESSION_COOKIE } from '../lib/server/request-context';
+import { areaOfHostCached, negotiateLocale, negotiateTheme, newRequestId, requestBasics, readCookie, REFRESH_COOKIE, SESSION_COOKIE, USER_INFO_COOKIE } from '../lib/server/request-context';
 import { normalizeApiPath, toAppPath } from '../lib/shared/hosts';
 import { translator } from '../lib/i18n';
 import { apiLocale } from '../lib/server/http';
@@ -109,6 +109,11 @@ function sendEnvelope(res: ServerResponse, status: number, code: number, msg: st
   res.end(JSON.stringify({ code, msg, data: null, time: Math.floor(Date.now() / 1000) }));
 }
 
+/** Whether a Cookie header carries a session (or the user info of one): such a request is not served from the visitors' cache. */
+function hasSessionCookie(cookie: string | undefined): boolean {
+  return !!cookie && !!(readCookie(cookie, SESSION_COOKIE) || readCookie(cookie, REFRESH_COOKIE) || readCookie(cookie, USER_INFO_COOKIE));
+}
+
 function humanBytes(n: number): string {
   return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MB` : `${Math.round(n / 1024)} KB`;
 }
@@ -190,7 +195,8 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
     const started = performance.now();
     const { headers } = req;
     const cookie = headers.cookie;
-    if (cookie && (readCookie(cookie, SESSION_COOKIE) || readCookie(cookie, REFRESH_COOKIE))) return false;
+    // A member's cookies (or a user-info cookie left without them, which the full way clears) are not a visitor's.
+    if (cookie && hasSessionCookie(cookie)) return false;
     const rawUrl = req.url ?? '/';
     if (rawUrl.startsWith('/healthz')) return false;
     const url = normalizeApiPath(toAppPath(areaOfHostCached(headers.host, config.siteDomain).area, rawUrl));
@@ -287,7 +293,7 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
           return;
         }
       }
-      if (isRead && !isApi && !readCookie(req.headers.cookie, SESSION_COOKIE) && !readCookie(req.headers.cookie, REFRESH_COOKIE)) {
+      if (isRead && !isApi && !hasSessionCookie(req.headers.cookie)) {
         const hit = runtime.pageCache.get(PageCache.key(req.headers.host ?? '', req.url, basics.locale, basics.theme));
         if (hit) { metrics.cacheHit(); return sendCached(req, res, hit); }
       }

@@ -179,7 +179,7 @@ test('s3: a module cover goes to the public prefix, its package to the private o
   const modulePage = await page.context().newPage();
   await modulePage.goto('/modules/cloud-notes');
   await expect(modulePage.locator(`img[src^="${site.swift.endpoint}/${site.swift.bucket}/uploads/${devId}/module/"]`).first()).toBeAttached();
-  const token = await modulePage.evaluate(() => localStorage.getItem('ba-user-token') ?? '');
+  const token = (await page.context().cookies()).find((c) => c.name === 'ba-user-token')?.value ?? '';
   expect(token).not.toBe('');
   // The download: a redirect to a signed URL (300 s) that gives the package; the object's plain URL gives nothing.
   const res = await fetch(`${site.app.url}/api/modules/download?uid=cloud-notes`, { headers: { 'ba-user-token': token }, redirect: 'manual' });

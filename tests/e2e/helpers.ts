@@ -94,7 +94,30 @@ export async function logIn(env: E2eEnv, browser: Browser, name: string): Promis
   await page.getByLabel('密码').fill('forumpass1');
   await solveCaptcha(env, page, () => page.getByRole('button', { name: '登录', exact: true }).last().click());
   await expect(page).toHaveURL(/\/user\/account\/overview$/);
+  await expectNoReadableToken(page);
   return page;
+}
+
+/**
+ * The session's tokens are in HttpOnly cookies only (issue 29 item 12): the browser holds them,
+ * but neither `document.cookie` nor localStorage/sessionStorage shows a script any of them.
+ */
+export async function expectNoReadableToken(page: Page): Promise<void> {
+  const tokens = (await page.context().cookies()).filter((c) => c.name === 'ba-user-token' || c.name === 'ba-user-refresh');
+  expect(tokens.map((c) => c.name)).toContain('ba-user-token');
+  for (const c of tokens) expect(c.httpOnly, c.name).toBe(true);
+  const readable = await page.evaluate(() => {
+    const stored = (s: Storage): string[] => Array.from({ length: s.length }, (_, i) => `${s.key(i)}=${s.getItem(s.key(i)!)}`);
+    return { cookie: document.cookie, storage: [...stored(localStorage), ...stored(sessionStorage)].join('\n') };
+  });
+  // The user-info cookie is there for scripts, with nothing secret in it.
+  expect(readable.cookie).toContain('userInfo-v5=');
+  for (const c of tokens) {
+    expect(readable.cookie).not.toContain(c.value);
+    expect(readable.storage).not.toContain(c.value);
+  }
+  expect(readable.cookie).not.toMatch(/ba-user-(token|refresh)=/);
+  expect(readable.storage).not.toMatch(/ba-user-token|userInfo-v5/);
 }
 
 /**

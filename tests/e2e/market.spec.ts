@@ -56,15 +56,21 @@ test.describe.serial('the module market', () => {
     await page.getByLabel('身份证号码').fill(idNumber);
     // The form reloads the page once the application is in: wait for that load, or the next
     // navigation below is interrupted by it.
-    // Read the server's answer first, so a refusal fails here with its message instead of waiting
-    // for a reload that never comes.
+    // Read the server's answer on its way to the page (the page reloads as soon as it has it, so
+    // the response's body is gone by the time a waitForResponse could read it), so a refusal fails
+    // here with its message instead of waiting for a reload that never comes.
+    let answer: { code?: number; msg?: string } | null = null;
+    await page.route('**/api/developer/verif', async (route) => {
+      const response = await route.fetch();
+      answer = await response.json() as { code?: number; msg?: string };
+      await route.fulfill({ response });
+    });
     const reloaded = page.waitForEvent('load', { timeout: 30_000 });
-    const [reply] = await Promise.all([
-      page.waitForResponse((r) => r.url().endsWith('/api/developer/verif') && r.request().method() === 'POST'),
-      page.getByRole('button', { name: '提交认证' }).click(),
-    ]);
-    expect(await reply.json()).toMatchObject({ code: 1 });
+    await page.getByRole('button', { name: '提交认证' }).click();
+    await expect.poll(() => answer).not.toBeNull();
+    expect(answer, JSON.stringify(answer)).toMatchObject({ code: 1 });
     await reloaded;
+    await page.unroute('**/api/developer/verif');
     await expect(page.getByText('认证申请已提交，请等待审核').first()).toBeVisible({ timeout: 15_000 });
 
     expect(atrium('developer:list', 'pending')).toContain(developer);

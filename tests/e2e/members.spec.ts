@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { query as queryDb, readEnv, solveCaptcha as solve, type E2eEnv } from './helpers';
+import { expectNoReadableToken, query as queryDb, readEnv, solveCaptcha as solve, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -35,6 +35,8 @@ test('sign up, use the member center, change password, log out', async ({ page, 
 
   await expect(page).toHaveURL(/\/user\/account\/overview$/);
   await expect(page.getByRole('heading', { name: '账户概览', level: 1 })).toBeVisible();
+  // Signed in by HttpOnly cookies: no token where a script could read it.
+  await expectNoReadableToken(page);
   const menu = page.locator('main nav');
   for (const entry of ['个人资料', '修改密码', '积分记录', '每日签到']) await expect(menu.getByRole('link', { name: entry })).toBeVisible();
   // The menu folds away and stays folded on the next page, until unfolded.
@@ -142,4 +144,7 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await page.goto('/');
   await expect(page.getByRole('link', { name: '登录' })).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('userInfo-v5'))).toBeNull();
+  // Logging out cleared the session's cookies, the readable user info with them.
+  expect(await page.evaluate(() => document.cookie)).not.toContain('userInfo-v5');
+  expect((await page.context().cookies()).map((c) => c.name).filter((n) => /^(ba-user-|userInfo)/.test(n))).toEqual([]);
 });

@@ -52,7 +52,8 @@ afterEach(() => {
 });
 
 describe('request layer', () => {
-  it('sends the language and token headers and returns the envelope', async () => {
+  it('sends the language header, lets the HttpOnly cookie carry the session, and returns the envelope', async () => {
+    // A token an older release left in localStorage is not sent: the page never handles tokens.
     localStorage.setItem('ba-user-token', 'tok');
     const calls = useFetch(json(env(1, '', { a: 1 })));
     const reply = await request('/api/index/index', { params: { requiredLogin: 0, skip: undefined } });
@@ -60,7 +61,8 @@ describe('request layer', () => {
     expect(calls[0]?.url).toBe('/api/index/index?requiredLogin=0');
     const headers = calls[0]?.init.headers as Record<string, string>;
     expect(headers['think-lang']).toBe('en');
-    expect(headers['ba-user-token']).toBe('tok');
+    expect(headers['ba-user-token']).toBeUndefined();
+    expect(calls[0]?.init.credentials).toBe('same-origin');
     expect(notes).toEqual([]);
   });
 
@@ -119,11 +121,9 @@ describe('request layer', () => {
     await expect(request('/api/x', { timeout: 20 })).rejects.toThrow('Network request timeout!');
   });
 
-  it("sends 'need login' to the login page with the token removed", async () => {
-    localStorage.setItem('ba-user-token', 'tok');
+  it("sends 'need login' to the login page", async () => {
     useFetch(json(env(303, 'Please log in first', { type: 'need login' })));
     await expect(request('/api/x')).rejects.toBeInstanceOf(ApiError);
-    expect(localStorage.getItem('ba-user-token')).toBeNull();
     expect(navigations).toEqual(['/user/login?to=%2Fask']);
     expect(notes[0]?.message).toBe('Please log in first');
   });
@@ -140,8 +140,7 @@ describe('request layer', () => {
     expect(notes).toEqual([]);
   });
 
-  it('refreshes an expired token once and replays the call', async () => {
-    localStorage.setItem('userInfo-v5', JSON.stringify({ id: 1, token: 'old', refresh_token: 'r1' }));
+  it('refreshes an expired token once, by the refresh cookie, and replays the call', async () => {
     const calls = useFetch(
       json(env(409, 'Token expiration', [])),
       json(env(1, '', { type: 'user-refresh', token: 'new' })),
@@ -149,12 +148,13 @@ describe('request layer', () => {
     );
     expect((await request('/api/x')).data).toBe('ok');
     expect(calls[1]?.url).toBe('/api/common/refreshToken');
-    expect(JSON.parse(String(calls[1]?.init.body))).toEqual({ refreshToken: 'r1' });
-    expect((calls[2]?.init.headers as Record<string, string>)['ba-user-token']).toBe('new');
+    // No token in the body: the server reads the HttpOnly refresh cookie and sets the new ones.
+    expect(JSON.parse(String(calls[1]?.init.body))).toEqual({});
+    expect(calls[1]?.init.credentials).toBe('same-origin');
+    expect((calls[2]?.init.headers as Record<string, string>)['ba-user-token']).toBeUndefined();
   });
 
   it('goes to login when the refresh fails', async () => {
-    localStorage.setItem('userInfo-v5', JSON.stringify({ id: 1, token: 'old', refresh_token: 'r1' }));
     useFetch(json(env(409, 'Token expiration', [])), json(env(0, 'Login expired, please login again.')));
     await expect(request('/api/x')).rejects.toBeInstanceOf(ApiError);
     expect(navigations).toEqual(['/user/login?to=%2Fask']);

@@ -2,7 +2,6 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, generateId, type UIMessage } from 'ai';
-import { getToken } from '../../lib/client/auth-token';
 import { copyText } from '../../lib/client/secure-context';
 import { textOfParts, type ChatMetadata } from '../../lib/shared/chat';
 import { SITE_ASSISTANT_MODEL, expandFraming, framedText } from '../../lib/shared/chat-frame';
@@ -66,7 +65,7 @@ export default function ChatView(props: Props) {
     api: '/api/chat/send',
     credentials: 'same-origin',
     // The key binds a visitor's reply to this browser: only it can stop or resume it.
-    headers: () => ({ 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) }) as Record<string, string>,
+    headers: () => ({ 'think-lang': props.locale, ...chatKeyHeader() }) as Record<string, string>,
     // `turn` names this send: Stop names it too, so the server stops its reply even when the stop
     // arrives before the question does (Stop pressed right after sending).
     prepareSendMessagesRequest: ({ id, messages, headers }) => ({
@@ -150,7 +149,7 @@ export default function ChatView(props: Props) {
     try {
       const told = await fetch('/api/chat/stop', {
         method: 'POST', credentials: 'same-origin',
-        headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...chatKeyHeader(), ...(getToken() ? { 'ba-user-token': getToken() } : {}) },
+        headers: { 'content-type': 'application/json', 'think-lang': props.locale, ...chatKeyHeader() },
         body: JSON.stringify({ id: chatId, ...(turn.current ? { turn: turn.current } : {}) }),
       }).then(async (r) => r.ok && ((await r.json()) as { code?: number }).code === 1, () => false);
       for (let waited = 0; told && busyRef.current && !cutNow.current && waited < STOP_WAIT_MS; waited += 100) await new Promise((r) => setTimeout(r, 100));

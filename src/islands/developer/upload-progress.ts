@@ -1,7 +1,6 @@
 // A multipart upload that reports its progress. `fetch` cannot report upload progress, so this one
 // call uses XMLHttpRequest, with the same headers and envelope handling as lib/client/api.ts.
 import { statusMessage } from '../../lib/client/api';
-import { getToken } from '../../lib/client/auth-token';
 import { pageLocale } from '../../lib/i18n/client';
 import type { Envelope } from '../../lib/shared/codes';
 
@@ -12,8 +11,6 @@ export function uploadWithProgress<T>(url: string, form: FormData, onProgress: (
     xhr.open('POST', url);
     xhr.setRequestHeader('think-lang', pageLocale());
     xhr.setRequestHeader('accept', 'application/json');
-    const token = getToken();
-    if (token) xhr.setRequestHeader('ba-user-token', token);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total); };
     const failed = (status: number): void => resolve({ code: 0, msg: statusMessage(status || 500, url), data: null, time: Math.floor(Date.now() / 1000) });
     xhr.onload = () => {

@@ -1,9 +1,9 @@
 // The request layer: the only place the browser calls fetch. Every reply is `{code, msg, data, time}`;
 // HTTP statuses, envelope codes and network failures are turned into one message in the page's
-// language (spec §4, §8) and shown once.
+// language (spec §4, §8) and shown once. The session travels in HttpOnly cookies (same-site
+// strict, on the site's parent domain): no token header, nothing for a script to read.
 import { tc, pageLocale, type ClientKey } from '../i18n/client';
 import type { Envelope } from '../shared/codes';
-import { clearToken, getRefreshToken, getToken, setToken } from './auth-token';
 import { carryNote } from './carried-note';
 import { hideLoading, showLoading } from './loading';
 import type { NotifyOptions } from './notify';
@@ -80,12 +80,14 @@ function buildUrl(path: string, params: RequestOptions['params']): string {
 
 let refreshing: Promise<boolean> | null = null;
 
-/** One refresh for every request that met code 409 at the same time. */
+/**
+ * One refresh for every request that met code 409 at the same time. The refresh token is the
+ * HttpOnly cookie's (the server reads it and sets the new cookies), so this works on every subdomain.
+ */
 function refreshToken(): Promise<boolean> {
   refreshing ??= (async () => {
     try {
-      const reply = await send<{ token: string; refresh_token?: string }>('/api/common/refreshToken', { method: 'POST', data: { refreshToken: getRefreshToken() }, showErrorMessage: false }, false);
-      setToken(reply.data.token, reply.data.refresh_token);
+      await send('/api/common/refreshToken', { method: 'POST', data: {}, showErrorMessage: false }, false);
       return true;
     } catch {
       return false;
@@ -106,8 +108,6 @@ async function send<T>(path: string, opts: RequestOptions, allowRefresh: boolean
   const show = opts.showErrorMessage !== false;
   const url = buildUrl(path, opts.params);
   const headers: Record<string, string> = { 'think-lang': pageLocale(), server: 'true', accept: 'application/json' };
-  const token = getToken();
-  if (token) headers['ba-user-token'] = token;
   let body: BodyInit | undefined;
   if (opts.form) body = opts.form;
   else if (opts.data !== undefined) {
@@ -140,14 +140,12 @@ async function send<T>(path: string, opts: RequestOptions, allowRefresh: boolean
     if (opts.showSuccessMessage) env.notify({ type: 'success', message: reply.msg || tc('op.success') });
     return reply;
   }
-  if (reply.code === 409 && allowRefresh && getRefreshToken()) {
+  if (reply.code === 409 && allowRefresh) {
     if (await refreshToken()) return send<T>(path, opts, false, attempt);
-    clearToken();
     return redirect(LOGIN_PATH, reply, response.status, show);
   }
   if (reply.code === 301 || reply.code === 303 || reply.code === 408 || reply.code === 409) {
     const needLogin = (reply.data as { type?: string } | null)?.type === 'need login' || reply.code === 408 || reply.code === 409;
-    if (needLogin) clearToken();
     return redirect(needLogin ? LOGIN_PATH : USER_PATH, reply, response.status, show);
   }
   // Field errors belong beside their fields: forms read them from ApiError.data.fields.

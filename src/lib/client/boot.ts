@@ -4,6 +4,7 @@ import { setDark, isDark, setLanguage } from './preferences';
 import { finishProgress, startProgress } from './progress';
 import { watchDeployments } from './deploy-watch';
 import { takeCarriedNote } from './carried-note';
+import { clearLegacyTokens } from './auth-token';
 import type { NotifyOptions, NotifyHandle } from './notify';
 
 declare global {
@@ -11,6 +12,9 @@ declare global {
     Atrium: { notify(options: NotifyOptions | string): Promise<NotifyHandle> };
   }
 }
+
+// Tokens an older release left in localStorage: the HttpOnly cookies carry the session now.
+clearLegacyTokens();
 
 window.Atrium = {
   // The notification code loads on first use: most visits never show one.

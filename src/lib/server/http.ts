@@ -196,15 +196,25 @@ export function requestIp(ctx: APIContext): string {
 
 /**
  * Whether the visitor's connection is HTTPS: the request itself, a trusted proxy's
- * X-Forwarded-Proto, or an https SITE_URL. Session cookies get `Secure` then.
+ * X-Forwarded-Proto, or an https SITE_URL when the request came to that site's host (the same
+ * server reached at its LAN address over plain HTTP is not). Session cookies get `Secure` then.
  */
 export function requestIsHttps(ctx: Pick<APIContext, 'url' | 'request' | 'clientAddress' | 'locals'>): boolean {
   const { config } = ctx.locals.runtime;
-  if (config.siteUrl?.startsWith('https:')) return true;
+  if (config.siteUrl?.startsWith('https:') && sameSiteHost(config.siteUrl, ctx.request.headers.get('host'), config.siteDomain)) return true;
   if (ctx.url.protocol === 'https:') return true;
   let peer = '';
   try { peer = ctx.clientAddress; } catch { /* no socket (prerendering) */ }
   return forwardedProto(ctx.request.headers.get('x-forwarded-proto'), peer, config.proxy ?? config.trustProxy) === 'https';
+}
+
+/** Whether `host` (a Host header) is SITE_URL's host or, under SITE_DOMAIN, one of the site's hosts. */
+function sameSiteHost(siteUrl: string, host: string | null, siteDomain: string | null): boolean {
+  if (!host) return true;
+  const name = host.toLowerCase().replace(/:\d+$/, '');
+  let site = '';
+  try { site = new URL(siteUrl).hostname.toLowerCase(); } catch { return true; }
+  return name === site || (!!siteDomain && (name === siteDomain || name.endsWith(`.${siteDomain}`)));
 }
 
 /** Counts one hit on `key`; over `limit` per window it returns the HTTP 429 reply, else null. */

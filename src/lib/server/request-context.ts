@@ -13,10 +13,12 @@ export interface SessionUser {
   avatar: string;
 }
 
-/** Cookie holding the session token for server-rendered pages. */
+/** HttpOnly cookie holding the access token: pages and the site's own API calls authenticate with it. */
 export const SESSION_COOKIE = 'ba-user-token';
 /** HttpOnly cookie with the refresh token of a "keep me logged in" session. */
 export const REFRESH_COOKIE = 'ba-user-refresh';
+/** The spec's user-info cookie (§3 key, §9: 30 days, strict same-site): what scripts may read, no token. */
+export const USER_INFO_COOKIE = 'userInfo-v5';
 export const LANG_COOKIE = 'ba-lang';
 export const THEME_COOKIE = 'ba-is-dark';
 

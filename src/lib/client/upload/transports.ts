@@ -2,7 +2,6 @@
 // (presigned multipart: parts straight to the store, 3 at a time, 2 retries each, resume by ListParts).
 // `cos` lives in cos.ts and is loaded only in that mode.
 import { ApiError, request, statusMessage } from '../api';
-import { getToken } from '../auth-token';
 import { pageLocale } from '../../i18n/client';
 import type { Envelope } from '../../shared/codes';
 import {
@@ -57,8 +56,6 @@ export function uploadLocal(job: UploadJob, path = '/api/ajax/upload'): Promise<
     xhr.open('POST', url);
     xhr.setRequestHeader('think-lang', pageLocale());
     xhr.setRequestHeader('accept', 'application/json');
-    const token = getToken();
-    if (token) xhr.setRequestHeader('ba-user-token', token);
     xhr.upload.onprogress = (e) => { if (e.lengthComputable && e.total > 0) job.onProgress(Math.min(job.file.size, Math.round((e.loaded / e.total) * job.file.size))); };
     const onAbort = (): void => xhr.abort();
     job.signal.addEventListener('abort', onAbort, { once: true });

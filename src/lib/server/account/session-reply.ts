@@ -1,11 +1,16 @@
 import type { APIContext } from 'astro';
-import { ok, requestIsHttps } from '../http';
-import { setSessionCookies } from '../auth/guard';
+import { ok } from '../http';
+import { cookieScope, setSessionCookies, setUserInfoCookie } from '../auth/guard';
 import type { IssuedSession } from '../auth/sessions';
 import { toUserInfo, type UserRow } from './users';
 
-/** The reply of a successful login or registration: userInfo with tokens, and the page cookies. */
+/**
+ * The reply of a successful login or registration: userInfo with tokens (API clients keep them), and
+ * the cookies the site's pages use instead (HttpOnly tokens, the readable user info).
+ */
 export function sessionReply(ctx: APIContext, row: UserRow, session: IssuedSession, msg: string): Response {
-  setSessionCookies(ctx.cookies, session.token, session.refreshToken, ctx.locals.runtime.config.siteDomain, requestIsHttps(ctx));
+  const scope = cookieScope(ctx);
+  setSessionCookies(ctx.cookies, session.token, session.refreshToken, scope);
+  setUserInfoCookie(ctx.cookies, row, scope);
   return ok({ userInfo: toUserInfo(row, session), routePath: '/user' }, msg);
 }

@@ -1,5 +1,5 @@
 import { api, ok, readInput } from '../../../lib/server/http';
-import { requireUser } from '../../../lib/server/auth/guard';
+import { cookieScope, requireUser, setUserInfoCookie } from '../../../lib/server/auth/guard';
 import { updateProfile } from '../../../lib/server/account/profile';
 import { toUserInfo } from '../../../lib/server/account/users';
 import { ProfileInput } from '../../../lib/shared/validation/account';
@@ -16,6 +16,8 @@ export const POST = api(async (ctx) => {
   const member = requireUser(ctx);
   const input = await readInput(ctx, ProfileInput);
   const row = await updateProfile(ctx.locals.runtime, member, input);
+  // The new name and avatar for the site's pages on every subdomain (the user-info cookie).
+  if (ctx.locals.session?.viaCookie) setUserInfoCookie(ctx.cookies, row, cookieScope(ctx));
   return ok({ userInfo: toUserInfo(row) }, translateAny(ctx.locals.apiLocale, 'user.profile.saved'));
 });
 

@@ -2,7 +2,7 @@ import { api, ok, readInput, requestIp } from '../../../lib/server/http';
 import { completeInstall } from '../../../lib/server/admin/setup';
 import { startSession } from '../../../lib/server/auth/sessions';
 import { recordLogin } from '../../../lib/server/account/login-history';
-import { setSessionCookies } from '../../../lib/server/auth/guard';
+import { cookieScope, setSessionCookies, setUserInfoCookie } from '../../../lib/server/auth/guard';
 import { InstallInput } from '../../../lib/shared/validation/admin';
 import { translateAny } from '../../../lib/i18n';
 import { routeAccess, ANYONE, as } from '../../../lib/shared/access';
@@ -17,7 +17,9 @@ export const POST = api(async (ctx) => {
     startSession(runtime.db, runtime.tokenSecret, row.id, true),
     recordLogin(runtime.db, { userId: row.id, method: 'install', result: 'ok', ip, userAgent: ctx.request.headers.get('user-agent') ?? '' }),
   ]);
-  setSessionCookies(ctx.cookies, session.token, session.refreshToken, runtime.config.siteDomain, ctx.url.protocol === 'https:');
+  const scope = cookieScope(ctx);
+  setSessionCookies(ctx.cookies, session.token, session.refreshToken, scope);
+  setUserInfoCookie(ctx.cookies, row, scope);
   return ok({ routePath: '/admin' }, translateAny(apiLocale, 'admin.install.done'));
 });
 
