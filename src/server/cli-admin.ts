@@ -138,7 +138,7 @@ async function groupCommand(runtime: Runtime, command: string, rest: string[], i
       if (!group || !target) { io.err(`No group "${group ? to.value : name}".\n`); return 1; }
       try {
         const done = await deleteGroup(runtime, 'cli', group.id, target.id);
-        io.out(`Group ${group.name} deleted; ${done.moved} members moved to ${target.name}.\n`);
+        io.out(`Group ${group.name} deleted; ${done.moved} ${done.moved === 1 ? 'member' : 'members'} moved to ${target.name}.\n`);
         return 0;
       } catch (err) {
         return fail(err);
