@@ -92,7 +92,7 @@ describe('groups and enforced rules (PGlite)', () => {
     srv = await startServer({ dataDir });
     call = api(srv.url);
     cli = cliRunner({ DATA_DIR: dataDir });
-    [boss, alice, mia, dep] = await Promise.all(['boss', 'alice', 'mia', 'dep'].map((u) => login(srv.url, u)));
+    [boss, alice, mia, dep] = await Promise.all([login(srv.url, 'boss'), login(srv.url, 'alice'), login(srv.url, 'mia'), login(srv.url, 'dep')]);
     rules = await ruleIds(call.get, boss);
   }, 120_000);
 
