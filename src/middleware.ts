@@ -14,6 +14,9 @@ import { getDevRuntime } from './lib/server/boot/dev-runtime';
 import { appLocals } from './lib/server/app-locals';
 import { PageCache } from './lib/server/page-cache';
 import { compressResponse, pickEncoding } from './lib/server/compress';
+import { AppError } from './lib/server/http';
+import { hasRule } from './lib/server/auth/guard';
+import { declaredRules, type RouteAccess } from './lib/shared/access';
 
 // Fail at start, not at the first request to a page, when a route names an unknown middleware.
 assertRouteMiddleware(Object.keys(ROUTE_MIDDLEWARE));
@@ -53,6 +56,7 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
     if (limited) return limited;
     let response: Response;
     try {
+      await requireDeclaredRule(ctx);
       response = await next();
       // An endpoint without a handler for this method: Astro answers its HTML 404 page.
       if (response.status === 404 && !(response.headers.get('content-type') ?? '').includes('json')) response = await wrongMethod(ctx, response);
@@ -123,13 +127,32 @@ const API_MODULES = import.meta.glob<Record<string, unknown>>('./pages/api/**/*.
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /**
+ * The rule an API route declares (`access.rule`, src/lib/shared/access.ts) is what refuses: a member
+ * whose group holds none of them gets 401 before the handler runs, whatever the handler checks.
+ */
+async function requireDeclaredRule(ctx: APIContext): Promise<void> {
+  const session = ctx.locals.session;
+  if (!session) return;
+  const load = apiModule(ctx.url.pathname);
+  if (!load) return;
+  const rules = declaredRules((await load()).access as RouteAccess | undefined);
+  if (!rules.length) return;
+  for (const rule of rules) if (await hasRule(ctx.locals.runtime, session.row.groupId, ctx.locals.locale, rule)) return;
+  throw new AppError('api.noPermission', { code: Code.noPermission });
+}
+
+function apiModule(pathname: string): (() => Promise<Record<string, unknown>>) | undefined {
+  const path = pathname.replace(/\/+$/, '');
+  return API_MODULES[`./pages${path}.ts`] ?? API_MODULES[`./pages${path}/index.ts`];
+}
+
+/**
  * 405 with `Allow` when the path has handlers for other methods only; the API's 404 envelope when
  * it has none; the handler's own 404 (a file not found, say) when it does answer this method.
  */
 async function wrongMethod(ctx: APIContext, response: Response): Promise<Response> {
   const t = translator(ctx.locals.apiLocale, 'api');
-  const path = ctx.url.pathname.replace(/\/+$/, '');
-  const load = API_MODULES[`./pages${path}.ts`] ?? API_MODULES[`./pages${path}/index.ts`];
+  const load = apiModule(ctx.url.pathname);
   const mod = load ? await load() : null;
   const method = ctx.request.method === 'HEAD' && typeof mod?.GET === 'function' ? 'GET' : ctx.request.method;
   if (mod && (typeof mod[method] === 'function' || typeof mod.ALL === 'function')) return response;

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AccessMethod, MethodAccess, RouteAccess } from '../../src/lib/shared/access';
+import { ACCESS_METHODS, type AccessMethod, type MethodAccess, type RouteAccess } from '../../src/lib/shared/access';
 import { RAW_ROUTE_ACCESS } from '../../src/server/raw-access';
 import { ROOT } from './paths';
 import { request as httpRequest } from 'node:http';
@@ -52,7 +52,7 @@ export function rawApiPaths(): string[] {
 }
 
 export function methodsOf(access: RouteAccess): [AccessMethod, MethodAccess][] {
-  return (Object.entries(access) as [AccessMethod, MethodAccess][]).filter(([, m]) => m !== undefined);
+  return ACCESS_METHODS.flatMap((method): [AccessMethod, MethodAccess][] => (access[method] ? [[method, access[method]]] : []));
 }
 
 /** Sends a sample as `actor` (by token header, as the API client does). */

@@ -86,6 +86,8 @@ export interface AuthzSite {
   doomedPageOf: PerActor<string>;
   savedPageOf: PerActor<{ name: string; revision: number }>;
   moderatorGroup: number;
+  /** A group without members, for the console's delete call. */
+  spareGroup: number;
 }
 
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -109,6 +111,9 @@ async function makeModule(db: Db, runtime: Pick<Runtime, 'config'>, uid: string,
   return row!.id;
 }
 
+/** A member the matrix puts in a custom group holding only the reports rules. */
+export const CUSTOM_USERNAME = 'cusone';
+
 export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: string }): Promise<AuthzSite> {
   const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', ...env }));
   try {
@@ -120,6 +125,7 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
     const modRules = rules.filter((r) => ['ask/reports', 'ask/moderate', 'admin', 'admin/reports'].includes(r.name)).map((r) => r.id);
     const [modGroup] = await db.insert(userGroup).values({ name: 'Moderators', rules: [memberGroup!.rules, ...modRules].join(','), status: 1, createTime: now(), updateTime: now() }).returning({ id: userGroup.id });
 
+    const [spare] = await db.insert(userGroup).values({ name: 'Spare', rules: '', status: 1, createTime: now(), updateTime: now() }).returning({ id: userGroup.id });
     const make = (username: string, groupId = MEMBER_GROUP) => createUser(db, { username, email: `${username}@example.com`, password: PASSWORD, groupId });
     const alice = await make('alice');
     const bob = await make('bob');
@@ -127,6 +133,8 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
     const modone = await make('modone', modGroup!.id);
     const boss = await make('boss', ADMIN_GROUP);
     const carol = await make('carol');
+    // Put in a custom group by the matrix test itself, through the console's API.
+    await make(CUSTOM_USERNAME);
     const ids = { member: alice.id, other: bob.id, developer: devone.id, moderator: modone.id, admin: boss.id, carol: carol.id };
     // Established members: the forum's new-member limits are not what this tests.
     await db.update(user).set({ joinTime: now() - 30 * 86_400 }).where(inArray(user.id, Object.values(ids)));
@@ -210,7 +218,7 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
     return {
       ids, postId, replyId, postOf, messageOf, unreadOf, chatOf, chatId,
       moduleUid: 'alice-paid', moduleId, reviewId: review.id, draftId, devDraftId, packageId: pkg!.id, devModuleUid: 'devone-paid', packageUid: 'alice-pkg', aliceOrderId: (await db.select({ id: moduleOrder.id }).from(moduleOrder).where(eq(moduleOrder.orderNo, order.orderNo)))[0]!.id,
-      invoiceId, withdrawalId: w!.id, reportOf, otherReportOf, noticeId: n!.id, categoryId, book, indexRevision: index.revisionId, pageOf, doomedPageOf, savedPageOf, moderatorGroup: modGroup!.id,
+      invoiceId, withdrawalId: w!.id, reportOf, otherReportOf, noticeId: n!.id, categoryId, book, indexRevision: index.revisionId, pageOf, doomedPageOf, savedPageOf, moderatorGroup: modGroup!.id, spareGroup: spare!.id,
     };
   } finally {
     await rt.close();

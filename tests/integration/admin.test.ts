@@ -167,11 +167,12 @@ describe('console permissions', () => {
       nodes.flatMap((n) => [n, ...flat((n.children ?? []) as typeof nodes)]);
     const admins = groups.find((g) => g.id === 2)!;
     const reportsRule = flat(admins.tree).find((n) => n.name === 'admin/reports')!;
-    const created = await cli('user:create', 'mod', 'mod@example.com', PASSWORD);
-    expect(created.status).toBe(0);
-    // The member group becomes a moderators group through the groups API: only the reports rule.
-    const editGroup = await post('/api/admin/groups', { id: 1, rules: String(reportsRule.id) });
+    // A moderators group made through the groups API: only the reports rule. (Not the member
+    // group: since member-center APIs enforce their rules, its members would lose their own records.)
+    const editGroup = await post('/api/admin/groupCreate', { name: 'Reports only', name_en: '', rules: String(reportsRule.id) });
     expect(editGroup.code).toBe(1);
+    const created = await cli('user:create', 'mod', 'mod@example.com', PASSWORD, '--group', 'Reports only');
+    expect(created.status).toBe(0);
     const modCookie = await login('mod');
     for (const [section, method, path, body] of SECTION_APIS) {
       const reply = method === 'GET' ? await get(path, modCookie) : await post(path, body, modCookie);
@@ -223,7 +224,7 @@ describe('console actions and the audit log', () => {
     const audit = await get('/api/admin/audit?page=1');
     const actions = (audit.data.list as { action: string; username: string; target: string; before: string; after: string; ip: string }[]);
     const names = actions.map((a) => a.action);
-    for (const a of ['install', 'config:set', 'member:money', 'notice:add', 'notice:status', 'report:dismiss', 'withdraw:pay', 'member:status', 'group:rules', 'user:create', 'user:group', 'user:reset-password']) expect(names, a).toContain(a);
+    for (const a of ['install', 'config:set', 'member:money', 'notice:add', 'notice:status', 'report:dismiss', 'withdraw:pay', 'member:status', 'group:create', 'user:create', 'user:group', 'user:reset-password']) expect(names, a).toContain(a);
     const rename = actions.find((a) => a.action === 'config:set' && a.target === 'site_name')!;
     expect(rename).toMatchObject({ username: 'boss', before: 'Operators Inc', after: 'Renamed Site', ip: '127.0.0.1' });
     expect(actions.find((a) => a.action === 'user:create')).toMatchObject({ username: 'cli' });

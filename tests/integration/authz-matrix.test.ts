@@ -5,9 +5,9 @@
 // first member's private text reaches anyone but them and the operators, and what the other
 // actors tried to change of theirs is still there afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTORS, type Actor, type Outcome } from '../../src/lib/shared/access';
+import { ACTORS, declaredRules, type Actor, type Outcome } from '../../src/lib/shared/access';
 import { postJson, raw, type RawResponse, type TestServer } from '../helpers/server';
-import { PASSWORD, PRIVATE, USERNAMES, startAuthzServer, type AuthzServer, type AuthzSite } from '../helpers/authz-site';
+import { CUSTOM_USERNAME, PASSWORD, PRIVATE, USERNAMES, startAuthzServer, type AuthzServer, type AuthzSite } from '../helpers/authz-site';
 import { LAST, SAMPLES } from '../helpers/route-samples';
 import { methodsOf, rawApiPaths, send, type ApiRoute } from '../helpers/api-routes';
 
@@ -125,4 +125,53 @@ describe('the authorization matrix', () => {
     for (const a of others) expect(tree, `page kept for ${a}`).toContain(fx.doomedPageOf[a]);
     expect(tree).not.toContain(fx.doomedPageOf.member);
   });
+
+  it('refuses a custom group every route whose declared rule it lacks (a group holding only the reports rules)', async () => {
+    // The logout cells ended every session: the administrator logs in again, makes the group and
+    // moves a plain member into it, all through the console's API.
+    const login = async (username: string): Promise<string> => {
+      const res = await postJson(server.url, '/api/user/checkIn', { tab: 'login', username, password: PASSWORD, keep: false });
+      return res.json<{ data: { userInfo: { token: string } } }>().data.userInfo.token;
+    };
+    const admin = await login(USERNAMES.admin);
+    const call = async (path: string, body?: unknown) => (body === undefined
+      ? await raw(server.url, path, { headers: { 'ba-user-token': admin, 'think-lang': 'en' } })
+      : await postJson(server.url, path, body, { 'ba-user-token': admin, 'think-lang': 'en' })).json<{ code: number; msg: string; data: Record<string, unknown> }>();
+    type Node = { id: number; name: string; children?: Node[] };
+    const groups = (await call('/api/admin/groups')).data.list as { id: number; rules: string; tree: Node[] }[];
+    const ids = new Map<string, number>();
+    const walk = (nodes: Node[]): void => { for (const n of nodes) { ids.set(n.name, n.id); walk(n.children ?? []); } };
+    walk(groups.find((g) => g.rules === '*')!.tree);
+    const created = await call('/api/admin/groupCreate', { name: '举报组', name_en: 'Reporters', rules: ['admin/reports', 'ask/reports', 'ask/moderate'].map((n) => ids.get(n)).join(',') });
+    expect(created.code, created.msg).toBe(1);
+    const groupId = created.data.id as number;
+    const custom = await login(CUSTOM_USERNAME);
+    const me = (await raw(server.url, '/api/index/index?requiredLogin=1', { headers: { 'ba-user-token': custom } })).json<{ data: { userInfo: { id: number } } }>().data.userInfo.id;
+    expect((await call('/api/admin/memberGroup', { id: me, group_id: groupId })).code).toBe(1);
+    const held = new Set(['admin', 'admin/reports', 'ask', 'ask/reports', 'ask/moderate']);
+
+    const cells = routes.flatMap((r) => methodsOf(r.access ?? {}).map(([method, decl]) => ({ r, method, decl })));
+    const ordered = [...cells.filter((c) => !LAST.includes(c.r.key)), ...LAST.flatMap((k) => cells.filter((c) => c.r.key === k))];
+    const failures: string[] = [];
+    let refused = 0;
+    for (const { r, method, decl } of ordered) {
+      const rules = declaredRules(r.access);
+      const denied = rules.length > 0 && !rules.some((rule) => held.has(rule));
+      // It names what the moderator actor names: the same calls, from a group with fewer rules.
+      const res = await send(server.url, r.url, method, SAMPLES[r.key]![method]!(fx, 'moderator'), custom);
+      const seen = classify(res);
+      const what = `${method} ${r.key} (rules ${rules.join('|') || 'none'}, moderator ${decl.moderator})`;
+      if (denied) {
+        refused++;
+        if (seen.outcome !== 'denied') failures.push(`${what}: expected denied, got ${seen.outcome} (HTTP ${seen.status}, code ${seen.code}: ${seen.msg})`);
+      } else if (seen.outcome === 'error' || (decl.moderator !== 'denied' && seen.outcome === 'denied')) {
+        failures.push(`${what}: got ${seen.outcome} (HTTP ${seen.status}, code ${seen.code}: ${seen.msg})`);
+      }
+      if (res.text.includes(PRIVATE)) failures.push(`${what}: the reply holds the first member's private text`);
+    }
+    expect(failures).toEqual([]);
+    // Member-center, forum, docs, chat, developer and other console routes: most of the API.
+    expect(refused).toBeGreaterThan(60);
+    expect(server.logs()).not.toMatch(/unhandled error/);
+  }, 120_000);
 });

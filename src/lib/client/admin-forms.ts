@@ -127,3 +127,19 @@ if (flash && flashLine) {
 }
 
 document.addEventListener('submit', (e) => void onSubmit(e), true);
+
+// The rule picker (admin/RulePicker.astro): a rule unchecked takes its children with it, a rule
+// checked brings its parents (a menu shows only under its directory), as BuildAdmin's tree does.
+document.addEventListener('change', (e) => {
+  const box = e.target as HTMLInputElement;
+  if (box.type !== 'checkbox' || box.name !== 'rules' || !box.closest('.admin-tree')) return;
+  const item = box.closest('li');
+  if (!box.checked) {
+    item?.querySelectorAll<HTMLInputElement>('input[name="rules"]').forEach((child) => { child.checked = false; });
+    return;
+  }
+  for (let li = item?.parentElement?.closest('li'); li; li = li.parentElement?.closest('li')) {
+    const parent = li.querySelector<HTMLInputElement>(':scope > label > input[name="rules"]');
+    if (parent) parent.checked = true;
+  }
+});

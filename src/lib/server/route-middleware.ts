@@ -11,15 +11,20 @@ export interface MemberCenter {
   rules: RuleNode[];
   /** The whole tree, buttons included, for permission checks. */
   tree: RuleNode[];
+  /** The page's declared rule (RouteDef.rule) when the member's group does not hold it. */
+  denied: string | null;
 }
 
+const holds = (nodes: readonly RuleNode[], name: string): boolean => nodes.some((n) => n.name === name || holds(n.children ?? [], name));
+
 export const ROUTE_MIDDLEWARE: Record<RouteMiddleware, RouteGuard> = {
-  /** Loads the member's rule tree for the member-center layout. */
+  /** Loads the member's rule tree for the member-center layout, and whether it grants the page's rule. */
   'user-mount': async (ctx) => {
     const session = ctx.locals.session;
     if (!session) return undefined;
     const tree = await ctx.locals.runtime.rules.forGroup(session.row.groupId, ctx.locals.locale);
-    ctx.locals.memberCenter = { ...splitRules(tree), tree };
+    const rule = ctx.locals.route?.route.rule;
+    ctx.locals.memberCenter = { ...splitRules(tree), tree, denied: rule && !holds(tree, rule) ? rule : null };
     return undefined;
   },
   /** Sends visitors to the login page, remembering where they wanted to go. */

@@ -32,11 +32,25 @@ export type MethodAccess = Cells & {
   input?: z.ZodType;
 };
 export type AccessMethod = 'GET' | 'POST' | 'ALL';
-export type RouteAccess = Partial<Record<AccessMethod, MethodAccess>>;
+export const ACCESS_METHODS: readonly AccessMethod[] = ['GET', 'POST', 'ALL'];
+export type RouteAccess = Partial<Record<AccessMethod, MethodAccess>> & {
+  /**
+   * The rule (user_rule name) a logged-in caller's group must hold, or several of which it must hold
+   * one: the server middleware answers 401 before the handler runs when it holds none. Visitors go
+   * on to the handler (which asks them to log in, or serves what visitors may have).
+   */
+  rule?: string | readonly string[];
+};
 
 /** Declares a route's access; typed so that every method names all six actors. */
 export function routeAccess(spec: RouteAccess): RouteAccess {
   return spec;
+}
+
+/** The rules a route declares (none: any member may call it). */
+export function declaredRules(access: RouteAccess | undefined): readonly string[] {
+  const rule = access?.rule;
+  return rule === undefined ? [] : typeof rule === 'string' ? [rule] : rule;
 }
 
 /** Anyone, logged in or not. */

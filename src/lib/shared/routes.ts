@@ -14,6 +14,11 @@ export interface RouteDef {
   layout: Layout;
   middleware?: readonly string[];
   params?: Readonly<Record<string, ParamRule>>;
+  /**
+   * The rule (user_rule name) the member's group must hold to open the page: without it the page
+   * answers 401 with the permission page (route middleware `user-mount`), and its menu link is gone.
+   */
+  rule?: string;
 }
 
 /** A parameter rule: a RegExp or anything with the same `test`. */
@@ -62,7 +67,8 @@ export const ROUTES: readonly RouteDef[] = [
   { name: 'userCard', pattern: '/user/card/:id', layout: 'none', params: { id: ID } },
   { name: 'userIframe', pattern: '/user/iframe/:url', layout: 'user', middleware: USER, params: { url: /^.{1,2000}$/su } },
   { name: 'user', pattern: '/user', layout: 'user', middleware: USER },
-  ...USER_CHILDREN.map((child): RouteDef => ({ name: `user/${child}`, pattern: `/user/${child}`, layout: 'user', middleware: USER })),
+  // Each member-center page needs the rule of the same name (its menu entry).
+  ...USER_CHILDREN.map((child): RouteDef => ({ name: `user/${child}`, pattern: `/user/${child}`, layout: 'user', middleware: USER, rule: child })),
 ];
 
 export interface RouteMatch {

@@ -12,7 +12,7 @@ import { loginHistory, type LoginHistoryItem } from '../account/login-history';
 
 export const MEMBERS_PER_PAGE = 20;
 
-export interface MemberItem { id: number; username: string; nickname: string; email: string; mobile: string; groupId: number; groupName: string; status: string; money: string; score: number; joinTime: number; lastLoginTime: number }
+export interface MemberItem { id: number; username: string; nickname: string; email: string; mobile: string; groupId: number; groupName: string; groupNameEn: string; status: string; money: string; score: number; joinTime: number; lastLoginTime: number }
 
 export async function searchMembers(db: Db, filter: { q?: string; group?: number; page: number }): Promise<{ list: MemberItem[]; total: number }> {
   const where: SQL[] = [];
@@ -24,14 +24,14 @@ export async function searchMembers(db: Db, filter: { q?: string; group?: number
   if (filter.group) where.push(eq(user.groupId, filter.group));
   const cond = where.length ? and(...where) : undefined;
   const [rows, [count]] = await Promise.all([
-    db.select({ u: user, groupName: userGroup.name }).from(user).leftJoin(userGroup, eq(userGroup.id, user.groupId)).where(cond)
+    db.select({ u: user, groupName: userGroup.name, groupNameEn: userGroup.nameEn }).from(user).leftJoin(userGroup, eq(userGroup.id, user.groupId)).where(cond)
       .orderBy(desc(user.id)).limit(MEMBERS_PER_PAGE).offset((filter.page - 1) * MEMBERS_PER_PAGE),
     db.select({ n: sql<number>`count(*)::int` }).from(user).where(cond),
   ]);
   return {
     total: count?.n ?? 0,
-    list: rows.map(({ u, groupName }) => ({
-      id: u.id, username: u.username, nickname: u.nickname, email: u.email, mobile: u.mobile, groupId: u.groupId, groupName: groupName ?? '',
+    list: rows.map(({ u, groupName, groupNameEn }) => ({
+      id: u.id, username: u.username, nickname: u.nickname, email: u.email, mobile: u.mobile, groupId: u.groupId, groupName: groupName ?? '', groupNameEn: groupNameEn ?? '',
       status: u.status, money: formatMoney(u.money), score: u.score, joinTime: u.joinTime, lastLoginTime: u.lastLoginTime,
     })),
   };
@@ -46,7 +46,7 @@ export interface MemberDetail {
 }
 
 export async function memberDetail(db: Db, id: number, loginPage = 1): Promise<MemberDetail | null> {
-  const [row] = await db.select({ u: user, groupName: userGroup.name }).from(user).leftJoin(userGroup, eq(userGroup.id, user.groupId)).where(eq(user.id, id));
+  const [row] = await db.select({ u: user, groupName: userGroup.name, groupNameEn: userGroup.nameEn }).from(user).leftJoin(userGroup, eq(userGroup.id, user.groupId)).where(eq(user.id, id));
   if (!row) return null;
   const u = row.u;
   const now = Math.floor(Date.now() / 1000);
@@ -60,7 +60,7 @@ export async function memberDetail(db: Db, id: number, loginPage = 1): Promise<M
   ]);
   return {
     member: {
-      id: u.id, username: u.username, nickname: u.nickname, email: u.email, mobile: u.mobile, groupId: u.groupId, groupName: row.groupName ?? '',
+      id: u.id, username: u.username, nickname: u.nickname, email: u.email, mobile: u.mobile, groupId: u.groupId, groupName: row.groupName ?? '', groupNameEn: row.groupNameEn ?? '',
       status: u.status, money: formatMoney(u.money), score: u.score, joinTime: u.joinTime, lastLoginTime: u.lastLoginTime,
       motto: u.motto, joinIp: u.joinIp, lastLoginIp: u.lastLoginIp, loginFailure: u.loginFailure,
     },
@@ -114,6 +114,6 @@ export async function adjustMember(rt: Runtime, id: number, kind: 'money' | 'sco
   }
 }
 
-export async function groupList(db: Db): Promise<{ id: number; name: string; rules: string; status: number }[]> {
-  return db.select({ id: userGroup.id, name: userGroup.name, rules: userGroup.rules, status: userGroup.status }).from(userGroup).orderBy(userGroup.id);
+export async function groupList(db: Db): Promise<{ id: number; name: string; nameEn: string; rules: string; status: number }[]> {
+  return db.select({ id: userGroup.id, name: userGroup.name, nameEn: userGroup.nameEn, rules: userGroup.rules, status: userGroup.status }).from(userGroup).orderBy(userGroup.id);
 }

@@ -110,6 +110,18 @@ export const DEFAULT_RULES: RuleSeed[] = [
   { type: 'route', name: ADMIN_ROOT_RULE, title: '管理后台', path: '/admin', extend: 'add_rules_only', children: ADMIN_SECTIONS
     .filter((s) => s.rule.startsWith('admin/'))
     .map((s) => ({ type: 'route' as const, name: s.rule, title: s.ruleTitle, path: `/admin/${s.name}`, extend: 'add_rules_only' })) },
+  // What members do outside the member center, each a rule API routes declare (access.rule): a
+  // group without one gets 401 from those calls. Never shown as menus.
+  { type: 'route', name: 'forum', title: '社区互动', path: '/ask', extend: 'add_rules_only', children: [
+    { type: 'route', name: 'forum/post', title: '发帖与回复', path: '/ask/post', extend: 'add_rules_only' },
+    { type: 'route', name: 'forum/interact', title: '点赞、收藏与举报', path: '/ask', extend: 'add_rules_only' },
+  ] },
+  { type: 'route', name: 'docs', title: '文档', path: '/md', extend: 'add_rules_only', children: [
+    { type: 'route', name: 'docs/edit', title: '编辑文档', path: '/md/edit', extend: 'add_rules_only' },
+  ] },
+  { type: 'route', name: 'chat', title: 'AI 对话', path: '/chat', extend: 'add_rules_only', children: [
+    { type: 'route', name: 'chat/history', title: '保存的对话', path: '/chat', extend: 'add_rules_only' },
+  ] },
   { type: 'nav_user_menu', name: 'userCenter', title: '会员中心', path: '/user', menuType: 'tab' },
   { type: 'nav_user_menu', name: 'messageCenter', title: '消息中心', path: '/user/messageCenter', menuType: 'tab' },
 ];
@@ -168,8 +180,8 @@ export async function seedDefaults(db: Db): Promise<string[]> {
     const ids = (await db.select({ id: userRule.id, name: userRule.name }).from(userRule))
       .filter((r) => !MODERATOR_RULES.includes(r.name)).map((r) => r.id).join(',');
     await db.insert(userGroup).values([
-      { id: MEMBER_GROUP, name: '默认分组', rules: ids, status: 1, createTime: now(), updateTime: now() },
-      { id: ADMIN_GROUP, name: '管理员', rules: '*', status: 1, createTime: now(), updateTime: now() },
+      { id: MEMBER_GROUP, name: '默认分组', nameEn: 'Members', rules: ids, status: 1, createTime: now(), updateTime: now() },
+      { id: ADMIN_GROUP, name: '管理员', nameEn: 'Administrators', rules: '*', status: 1, createTime: now(), updateTime: now() },
     ]);
     await db.execute(sql`select setval(pg_get_serial_sequence('user_group', 'id'), (select max(id) from user_group))`);
     done.push('user_group: added the member group and the administrator group');

@@ -68,3 +68,19 @@ export const AuditInput = PageInput.extend({
   actor: text(50).optional(),
   q: text(100).optional(),
 });
+
+/** A group's names: zh-cn (required) and English (empty: the zh-cn name is shown). */
+const GroupNames = z.object({ name: required(50), name_en: text(50).default('') });
+/** Rule ids, comma-separated (the rule picker's checked boxes). */
+const RuleIds = z.string().max(20_000).regex(/^(\d{1,9}(,\d{1,9})*)?$/, { error: 'admin.groups.unknownRule' }).default('');
+
+export const GroupCreateInput = GroupNames.extend({ rules: RuleIds }).strict();
+export const GroupRenameInput = GroupNames.extend({ id: ID }).strict();
+export const GroupCopyInput = GroupNames.extend({ id: ID }).strict();
+export const GroupDeleteInput = z.object({ id: ID, move_to: ID }).strict();
+export const GroupRulesInput = z.object({ id: ID, rules: RuleIds }).strict();
+
+/** The ids of a RuleIds value. */
+export function ruleIdList(rules: string): number[] {
+  return rules ? rules.split(',').map(Number) : [];
+}

@@ -6,5 +6,6 @@ export const GET = api((ctx) => ledgerReply(ctx, 'money'));
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/balance',
   GET: { ...MEMBERS },
 });

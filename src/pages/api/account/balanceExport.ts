@@ -33,5 +33,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/balance/export',
   GET: { ...MEMBERS },
 });

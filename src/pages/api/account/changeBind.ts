@@ -16,5 +16,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/profile',
   POST: { ...as(MEMBERS, 'refused'), input: ChangeBindInput },
 });

@@ -15,5 +15,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/changePassword',
   POST: { ...as(MEMBERS, 'refused'), input: ChangePasswordInput },
 });

@@ -6,5 +6,6 @@ export const GET = api((ctx) => ledgerReply(ctx, 'score'));
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/integral',
   GET: { ...MEMBERS },
 });

@@ -25,6 +25,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/invoice',
   GET: { ...MEMBERS, input: PageInput },
   POST: { ...OWNER, input: InvoiceInput },
 });

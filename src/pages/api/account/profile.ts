@@ -23,6 +23,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/profile',
   GET: { ...MEMBERS },
   POST: { ...MEMBERS, input: ProfileInput },
 });

@@ -18,6 +18,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/signIn',
   GET: { ...MEMBERS },
   POST: { ...MEMBERS },
 });

@@ -12,5 +12,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'admin/audit',
   GET: { ...ADMINS, input: AuditInput },
 });

@@ -24,6 +24,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'admin/finance',
   GET: { ...ADMINS },
   POST: { ...ADMINS, input: DecideInput },
 });

@@ -21,5 +21,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'admin/members',
   POST: { ...ADMINS, input: MemberIdInput },
 });

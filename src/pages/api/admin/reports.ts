@@ -28,6 +28,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'admin/reports',
   GET: { ...MODERATORS, input: ListInput },
   POST: { ...MODERATORS, input: ReportCloseInput },
 });

@@ -24,6 +24,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'admin/settings',
   GET: { ...ADMINS },
   POST: { ...ADMINS, input: SettingsInput },
 });

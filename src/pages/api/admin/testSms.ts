@@ -31,5 +31,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'admin/settings',
   POST: { ...ADMINS, input: Input },
 });

@@ -17,5 +17,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'forum/post',
   POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'denied', input: ReplyIdInput },
 });

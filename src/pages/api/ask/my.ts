@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { api, ok, readInput } from '../../../lib/server/http';
-import { requireUser } from '../../../lib/server/auth/guard';
+import { requireRule, requireUser } from '../../../lib/server/auth/guard';
 import { myCollections, myPosts, myReplies } from '../../../lib/server/ask/mine';
 import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 
@@ -8,8 +8,10 @@ const Input = z.object({ kind: z.enum(['post', 'comment', 'collect']), page: z.c
 
 /** The member's posts, replies and comments, or collections. */
 export const GET = api(async (ctx) => {
-  const member = requireUser(ctx);
+  requireUser(ctx);
   const { kind, page } = await readInput(ctx, Input);
+  // Each list is its own member-center page: the route declares any of them, the list asked for is checked here.
+  const member = await requireRule(ctx, `ask/${kind}`);
   const { db } = ctx.locals.runtime;
   const result = kind === 'post' ? await myPosts(db, member.id, page) : kind === 'collect' ? await myCollections(db, member.id, page) : await myReplies(db, member.id, page);
   return ok(result);
@@ -17,5 +19,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: ['ask/post', 'ask/comment', 'ask/collect'],
   GET: { ...MEMBERS, input: Input },
 });

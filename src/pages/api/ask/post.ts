@@ -45,5 +45,6 @@ async function isAnnouncementCategory(db: Db, id: number): Promise<boolean> {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'forum/post',
   POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'ok', admin: 'ok', input: PostInput },
 });

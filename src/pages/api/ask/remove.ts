@@ -19,5 +19,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: ['forum/post', 'ask/moderate'],
   POST: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'ok', admin: 'ok', input: TargetInput },
 });

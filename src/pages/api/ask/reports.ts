@@ -25,6 +25,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'ask/moderate',
   GET: { ...MODERATORS, input: ListInput },
   POST: { ...MODERATORS, input: ReportDecisionInput },
 });

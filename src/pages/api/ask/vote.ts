@@ -19,5 +19,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'forum/interact',
   POST: { ...MEMBERS, input: VoteInput },
 });

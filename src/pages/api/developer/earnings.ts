@@ -25,5 +25,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'developer/earnings',
   GET: { ...DEVELOPERS },
 });

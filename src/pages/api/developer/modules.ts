@@ -15,5 +15,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'developer/modules',
   GET: { ...DEVELOPERS, input: PageInput },
 });

@@ -31,5 +31,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'developer/orders',
   GET: { ...DEVELOPERS, input: SalesInput },
 });

@@ -20,5 +20,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'developer/modules',
   POST: { ...DEVELOPERS, developer: 'notfound', input: ModuleIdInput },
 });

@@ -24,6 +24,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'developer/verif',
   GET: { ...MEMBERS },
   // Approved developers (the first member is one) cannot apply again.
   POST: { ...MEMBERS, member: 'refused', developer: 'refused', input: DeveloperApplyInput },

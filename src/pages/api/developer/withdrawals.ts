@@ -20,5 +20,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'developer/earnings',
   GET: { ...DEVELOPERS, input: PageInput },
 });

@@ -15,5 +15,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'messageCenter',
   POST: { ...MEMBERS, input: BlockInput },
 });

@@ -13,5 +13,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'messageCenter',
   GET: { ...MEMBERS, input: RecentInput },
 });

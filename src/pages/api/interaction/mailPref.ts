@@ -20,6 +20,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'messageCenter',
   GET: { ...MEMBERS },
   POST: { ...MEMBERS, input: MailPrefInput },
 });

@@ -13,5 +13,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'messageCenter',
   POST: { ...OWNER, input: MarkReadInput },
 });

@@ -43,6 +43,7 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'market/approve',
   GET: { ...ADMINS, input: ListInput },
   POST: { ...as(ADMINS, 'refused'), input: ReviewDecisionInput },
 });

@@ -21,5 +21,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'docs/edit',
   GET: { ...OWNER, other: 'denied', developer: 'denied', moderator: 'denied', admin: 'ok', input: RevisionInput },
 });

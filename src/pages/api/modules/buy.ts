@@ -23,5 +23,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/moduleOrders',
   POST: { ...MEMBERS, member: 'refused', developer: 'refused', input: BuyInput },
 });

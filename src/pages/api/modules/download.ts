@@ -53,5 +53,6 @@ export const GET = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: ['account/moduleOrders', 'market/approve'],
   GET: { ...MEMBERS, other: 'refused', moderator: 'refused', input: DownloadInput },
 });

@@ -28,5 +28,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'market/install',
   POST: { ...ADMINS, input: UidInput },
 });

@@ -19,5 +19,6 @@ export const POST = api(async (ctx) => {
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
+  rule: 'account/moduleOrders',
   POST: { ...MEMBERS, other: 'refused', developer: 'refused', moderator: 'refused', admin: 'refused', input: ReviewInput },
 });

@@ -35,6 +35,8 @@ export const userRule = pgTable('user_rule', {
 export const userGroup = pgTable('user_group', {
   id: serial('id').primaryKey(),
   name: varchar('name', { length: 50 }).notNull(),
+  /** The English name shown on English pages; empty: the name is shown. */
+  nameEn: varchar('name_en', { length: 50 }).notNull().default(''),
   rules: text('rules').notNull().default(''),
   status: smallint('status').notNull().default(1),
   updateTime: bigint('update_time', { mode: 'number' }).notNull().default(0),

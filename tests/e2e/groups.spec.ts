@@ -1,0 +1,101 @@
+// Groups in the console (issue 28): in Chromium, an administrator creates a "Moderators" group
+// holding only the reports rules with the rule picker (children bring their parents), moves a
+// member into it, and that member can handle reports but meets the permission page everywhere
+// else in the member center, its links gone.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import admin from '../../src/lib/i18n/en/admin';
+import user from '../../src/lib/i18n/en/user';
+import zhUser from '../../src/lib/i18n/zh-cn/user';
+import { startServer, type TestServer } from '../helpers/server';
+import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { readConfig } from '../../src/lib/server/env';
+import { createRuntime } from '../../src/lib/server/boot/runtime';
+import { createUser } from '../../src/lib/server/account/users';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
+
+const PASSWORD = 'secret123';
+
+let srv: TestServer;
+let dataDir: string;
+let miaId = 0;
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  mkdirSync(TMP, { recursive: true });
+  dataDir = mkdtempSync(join(TMP, 'e2e-groups-'));
+  if (existsSync(join(TEMPLATE_DIR, 'db'))) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
+  const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', DATA_DIR: dataDir }));
+  try {
+    await rt.site.set('user_login_captcha', '0');
+    await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: ADMIN_GROUP });
+    miaId = (await createUser(rt.db, { username: 'mia', email: 'mia@example.com', password: PASSWORD })).id;
+  } finally {
+    await rt.close();
+  }
+  srv = await startServer({ dataDir, env: { DEPLOY_POLL_SECONDS: '0' } });
+});
+
+test.afterAll(async () => {
+  await srv?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Logs in through the API from the page's own context, so the browser holds the session cookies. */
+async function logIn(page: Page, username: string, lang: 'en' | 'zh-cn'): Promise<void> {
+  await page.context().addCookies([{ name: 'ba-lang', value: lang, url: srv.url }]);
+  const res = await page.request.post(`${srv.url}/api/user/checkIn`, { data: { tab: 'login', username, password: PASSWORD, keep: false } });
+  expect((await res.json()).code).toBe(1);
+}
+
+test('an administrator creates a Moderators group and moves a member into it; the member handles reports and nothing else', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const bossPage = await (await browser.newContext()).newPage();
+  await logIn(bossPage, 'boss', 'en');
+  await bossPage.goto(`${srv.url}/admin/groups`);
+  await expect(bossPage.getByRole('heading', { level: 1, name: admin['admin.section.groups'] })).toBeVisible();
+  // The default groups carry their English names on an English page.
+  await expect(bossPage.getByRole('heading', { level: 2, name: /^Members #1/ })).toBeVisible();
+  await expect(bossPage.getByRole('heading', { level: 2, name: /^Administrators #2/ })).toBeVisible();
+
+  await bossPage.getByText(admin['admin.groups.create'], { exact: true }).click();
+  const form = bossPage.locator('form[data-api="/api/admin/groupCreate"]');
+  await form.getByLabel(admin['admin.groups.name']).fill('版主');
+  await form.getByLabel(admin['admin.groups.nameEn']).fill('Moderators');
+  const box = (rule: keyof typeof user & `user.menu.${string}`) => form.getByRole('checkbox', { name: `${user[rule]} ${rule.slice('user.menu.'.length)} ·`, exact: false });
+  await box('user.menu.admin/reports').check();
+  await box('user.menu.ask/moderate').check();
+  // A child checked brings its parents: the reports menu, its directory, the console root.
+  await expect(box('user.menu.ask/reports')).toBeChecked();
+  await expect(box('user.menu.ask')).toBeChecked();
+  await expect(box('user.menu.admin')).toBeChecked();
+  await expect(box('user.menu.account/balance')).not.toBeChecked();
+  await form.getByRole('button', { name: admin['admin.groups.createSubmit'] }).click();
+  await expect(bossPage.getByRole('heading', { level: 2, name: /^Moderators #\d+/ })).toBeVisible();
+  await expect(bossPage.getByText(admin['admin.groups.created'])).toBeVisible();
+
+  // The member moved into it from their page in the console.
+  await bossPage.goto(`${srv.url}/admin/members/${miaId}`);
+  const move = bossPage.locator('form[data-api="/api/admin/memberGroup"]');
+  await move.getByLabel(admin['admin.member.changeGroup']).selectOption({ label: 'Moderators' });
+  await move.getByRole('button', { name: admin['admin.save'] }).click();
+  await expect(bossPage.getByRole('definition').filter({ hasText: /^Moderators$/ })).toBeVisible();
+
+  // The member, in Chinese: reports open, the balance page refused with its link gone.
+  const miaPage = await (await browser.newContext()).newPage();
+  await logIn(miaPage, 'mia', 'zh-cn');
+  const reports = await miaPage.goto(`${srv.url}/user/ask/reports`);
+  expect(reports?.status()).toBe(200);
+  const menu = miaPage.locator('#member-menu');
+  await expect(menu.getByRole('link', { name: zhUser['user.menu.ask/reports'] })).toBeVisible();
+  await expect(menu.getByRole('link', { name: zhUser['user.menu.account/balance'] })).toHaveCount(0);
+  const balance = await miaPage.goto(`${srv.url}/user/account/balance`);
+  expect(balance?.status()).toBe(401);
+  await expect(miaPage.getByRole('heading', { level: 1, name: zhUser['user.noPermission'] })).toBeVisible();
+  await expect(miaPage.getByText(zhUser['user.noPermissionLead'])).toBeVisible();
+  const reply = await miaPage.request.get(`${srv.url}/api/account/balance`);
+  expect((await reply.json()).code).toBe(401);
+  expect((await miaPage.goto(`${srv.url}/admin/reports`))?.status()).toBe(200);
+  expect((await (await miaPage.request.get(`${srv.url}/api/admin/members`)).json()).code).toBe(401);
+});
