@@ -147,7 +147,7 @@ export async function seedDefaults(db: Db): Promise<string[]> {
   // (matched by name), without touching the operator's changes to the others.
   const existingRules = new Map((await db.select({ id: userRule.id, name: userRule.name, type: userRule.type }).from(userRule)).map((r) => [`${r.type}:${r.name}`, r.id]));
   const fresh = existingRules.size === 0;
-  const addedRules: { id: number; name: string }[] = [];
+  const addedRules: { id: number; name: string; pid: number }[] = [];
   const insertTree = async (nodes: RuleSeed[], pid: number): Promise<void> => {
     for (const [i, node] of nodes.entries()) {
       let id = existingRules.get(`${node.type}:${node.name}`);
@@ -158,19 +158,31 @@ export async function seedDefaults(db: Db): Promise<string[]> {
           createTime: now(), updateTime: now(),
         }).returning({ id: userRule.id });
         id = row!.id;
-        addedRules.push({ id, name: node.name });
+        addedRules.push({ id, name: node.name, pid });
       }
       if (node.children) await insertTree(node.children, id);
     }
   };
   await insertTree(DEFAULT_RULES, 0);
   if (addedRules.length) done.push(fresh ? `user_rule: added the member-center menu (${addedRules.length} rules)` : `user_rule: added ${addedRules.map((r) => r.name).join(', ')}`);
-  if (!fresh) {
-    // Members get the new rules meant for them; moderator rules stay with the groups an operator chose.
-    const forMembers = addedRules.filter((r) => !MODERATOR_RULES.includes(r.name)).map((r) => r.id);
-    const [members] = await db.select({ rules: userGroup.rules }).from(userGroup).where(eq(userGroup.id, MEMBER_GROUP));
-    if (forMembers.length && members && members.rules !== '*') {
-      await db.update(userGroup).set({ rules: [members.rules, ...forMembers].filter(Boolean).join(','), updateTime: now() }).where(eq(userGroup.id, MEMBER_GROUP));
+  if (!fresh && addedRules.length) {
+    // What a newer version adds keeps what each group could do (BuildAdmin's rule): a new rule goes
+    // to every group holding its parent, and a new top-level rule (a capability that was open to
+    // every member before it had a rule, like posting or saved chats) to every group. Moderator
+    // rules stay with the groups an operator chose; the member group gets every other new rule.
+    const groups = await db.select({ id: userGroup.id, rules: userGroup.rules }).from(userGroup);
+    for (const group of groups) {
+      if (group.rules.trim() === '*') continue;
+      const held = new Set(group.rules.split(',').map((r) => Number(r)).filter((n) => n > 0));
+      const add: number[] = [];
+      for (const rule of addedRules) {
+        if (MODERATOR_RULES.includes(rule.name)) continue;
+        if (group.id === MEMBER_GROUP || rule.pid === 0 || held.has(rule.pid)) {
+          add.push(rule.id);
+          held.add(rule.id);
+        }
+      }
+      if (add.length) await db.update(userGroup).set({ rules: [group.rules, ...add].filter(Boolean).join(','), updateTime: now() }).where(eq(userGroup.id, group.id));
     }
   }
   const [{ count: groupCount } = { count: 0 }] = await db.select({ count: sql<number>`count(*)::int` }).from(userGroup);
