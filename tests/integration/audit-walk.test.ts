@@ -54,6 +54,21 @@ const SUCCEEDING: Record<string, { before?: (site: AuthzServer) => Promise<void>
   '/api/admin/settings': { sample: () => ({ body: { values: { site_name: 'Audited site' } } }) },
   // Installed by /api/modules/install just before (routes run in order of their paths).
   '/api/modules/uninstall': { sample: () => ({ body: { uid: 'editor' } }) },
+  // Deleting a book needs its name typed again; a book of its own, so the calls after it keep theirs.
+  '/api/admin/bookDelete': {
+    before: async ({ server, tokens }) => {
+      const made = await send(server.url, '/api/admin/bookCreate', 'POST', { body: { name: 'doomed-console', title: 'Doomed console book' } }, tokens.admin);
+      expect(made.json<Env>().code, made.text).toBe(1);
+    },
+    sample: () => ({ body: { name: 'doomed-console', confirm: 'doomed-console' } }),
+  },
+  '/api/md/bookDelete': {
+    before: async ({ server, tokens }) => {
+      const made = await send(server.url, '/api/md/bookCreate', 'POST', { body: { name: 'doomed-reader', title: 'Doomed reader book' } }, tokens.admin);
+      expect(made.json<Env>().code, made.text).toBe(1);
+    },
+    sample: () => ({ body: { name: 'doomed-reader', confirm: 'doomed-reader' } }),
+  },
 };
 
 describe('the audit log of the console', () => {
@@ -148,6 +163,10 @@ describe('the audit log of the CLI', () => {
       'invoice:reject': ['invoice:reject', String(invoiceB), 'Wrong', 'title'],
       'withdraw:pay': ['withdraw:pay', String(withdrawalA)],
       'withdraw:reject': ['withdraw:reject', String(withdrawalB), 'Wrong', 'account'],
+      'group:create': ['group:create', 'Auditors', '--title-en', 'Auditors', '--rules', 'forum'],
+      'group:rename': ['group:rename', 'Auditors', 'Checkers', '--title-en', 'Checkers'],
+      'group:rules': ['group:rules', 'Checkers', '--add', 'docs'],
+      'group:delete': ['group:delete', 'Checkers', '--move-to', '1'],
       'md:book': ['md:book', 'audited', '--title', 'Audited book'],
       'md:editor': ['md:editor', 'audited', 'dave'],
       'md:import': ['md:import', join(dir, 'import'), '--book', 'imported'],
