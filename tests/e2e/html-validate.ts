@@ -31,6 +31,9 @@ export const HTML_VALIDATE_CONFIG: ConfigData = {
     // React's useId gives ids such as `_r1R_d_`: HTML allows any id without spaces (the relaxed
     // check still refuses empty ids and ids with whitespace); the strict form is an HTML4 rule.
     'valid-id': ['error', { relaxed: true }],
+    // A list of checkboxes shares its name (the form sends the ticked values as a list), as radio
+    // buttons do: the rule's default only lets radios and buttons share one.
+    'form-dup-name': ['error', { shared: ['radio', 'checkbox', 'button', 'reset', 'submit'] }],
   },
 };
 

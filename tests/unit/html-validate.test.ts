@@ -13,7 +13,8 @@ describe('html-validate as the sweep runs it', () => {
       '<label><input type="checkbox" checked=""/> ok</label><button type="submit">Send</button></form>',
       '<pre><code><span style="color:#032F62;--shiki-dark:#9ECBFF">x</span></code></pre>',
       '<span style="--hue:197">t</span><p id="_r1R_d_tw" hidden="">x</p></div>',
-      '<details><summary><style>astro-island{display:contents}</style>Menu</summary>x</details></main>',
+      '<details><summary><style>astro-island{display:contents}</style>Menu</summary>x</details>',
+      '<form><label><input type="checkbox" name="rules" value="1"> a</label><label><input type="checkbox" name="rules" value="2"> b</label><button type="submit">Save</button></form></main>',
     ].join('')), 'ok')).toEqual([]);
   });
 

@@ -55,7 +55,8 @@ export default function SignInButton(props: SignInProps): ReactElement {
     const label = score !== undefined ? t('user.signIn.dayChecked', { date, score }) : t('user.signIn.dayMissed', { date });
     cells.push(
       <li key={date} className={`checkin-day${score !== undefined ? ' is-checked' : ''}${today ? ' is-today' : ''}${date > calendar.today ? ' is-future' : ''}`}
-        aria-label={label} aria-current={today ? 'date' : undefined} data-day={date}>
+        aria-current={today ? 'date' : undefined} data-day={date}>
+        <span className="visually-hidden">{label}</span>
         <span className="checkin-day__n" aria-hidden="true">{d}</span>
         {score !== undefined && <span className="checkin-day__pts" aria-hidden="true">✓ +{score}</span>}
       </li>,
