@@ -104,7 +104,9 @@ for (const lang of LANGS) {
     await tabTo(page, page.getByRole('textbox', { name: t.compose }));
     await page.keyboard.type('Hello from the keyboard');
     await page.keyboard.press('Enter');
-    await expect(page.locator('.msg-bubble').filter({ hasText: 'Hello from the keyboard' })).toBeVisible();
+    // Shown at once as "sending", then sent: one bubble in the end (the live copy and the reply meet).
+    await expect(page.locator('.msg-bubble[data-state="sent"]').filter({ hasText: 'Hello from the keyboard' })).toBeVisible();
+    await expect(page.locator('.msg-bubble').filter({ hasText: 'Hello from the keyboard' })).toHaveCount(1);
 
     // 4. A chat question to the test model: the model picker with arrow keys, Enter sends.
     await open(page, '/chat');
