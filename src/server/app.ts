@@ -196,7 +196,7 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
     const { headers } = req;
     const cookie = headers.cookie;
     // A member's cookies (or a user-info cookie left without them, which the full way clears) are not a visitor's.
-    if (cookie && hasSessionCookie(cookie)) return false;
+    if (hasSessionCookie(cookie)) return false;
     const rawUrl = req.url ?? '/';
     if (rawUrl.startsWith('/healthz')) return false;
     const url = normalizeApiPath(toAppPath(areaOfHostCached(headers.host, config.siteDomain).area, rawUrl));

@@ -4,6 +4,7 @@
 // stopped reply with a new one. And the site assistant's framing follows the reader's language.
 import { expect, test, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
+import { answers, ask, openChat } from './chat-page';
 import { mockReplyWords, startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
 
 let env: E2eEnv;
@@ -27,19 +28,6 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => { await mock?.close(); });
 
-async function openChat(page: Page, model: string, path = '/chat'): Promise<void> {
-  await page.goto(path);
-  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
-  await page.locator('.chat-model select').selectOption(model);
-}
-
-async function ask(page: Page, text: string): Promise<void> {
-  const box = page.locator('.chat-compose textarea');
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-const answers = (page: Page) => page.locator('.chat-msg[data-role="assistant"]');
 const flat = (s: string): string => s.replace(/\s+/g, ' ').trim();
 const shownText = async (page: Page): Promise<string> => flat(await answers(page).last().locator('.markdown-body').innerText());
 

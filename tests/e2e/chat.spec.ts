@@ -1,8 +1,9 @@
 // The AI chat page as people use it: the site assistant and a test-server model, in Chinese and
 // English, citations, stop, regenerate, edit-and-branch (a member's branch kept over a reload),
 // reload mid-stream, a visitor back after the reply ended, a member out of points.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
+import { answers, ask, openChat } from './chat-page';
 import { mockReplyWords, startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
 
 let env: E2eEnv;
@@ -27,19 +28,6 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => { await mock?.close(); });
 
-async function openChat(page: Page, model: string): Promise<void> {
-  await page.goto('/chat');
-  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
-  await page.locator('.chat-model select').selectOption(model);
-}
-
-async function ask(page: Page, text: string): Promise<void> {
-  const box = page.locator('.chat-compose textarea');
-  await box.fill(text);
-  await box.press('Enter');
-}
-
-const answers = (page: Page) => page.locator('.chat-msg[data-role="assistant"]');
 
 test('site assistant answers in Chinese with citations that open the docs section', async ({ page }) => {
   await openChat(page, 'site');

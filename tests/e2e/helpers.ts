@@ -1,9 +1,11 @@
 // Shared by the end-to-end specs: the server's settings, SQL against its database, the captcha.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { expect, type Browser, type Page } from '@playwright/test';
+import { expect, type Browser, type Locator, type Page } from '@playwright/test';
 import pg from 'pg';
 import { hashPassword } from '../../src/lib/server/auth/password';
 
@@ -132,4 +134,43 @@ export function uniqueIdNumber(): string {
   const weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
   const sum = [...body].reduce((s, d, i) => s + Number(d) * weights[i]!, 0);
   return body + '10X98765432'[sum % 11]!;
+}
+
+/** The six-digit code of the latest e-mail the site wrote to `address` (the outbox of DATA_DIR). */
+export function latestCode(env: E2eEnv, address: string): string {
+  const dir = join(env.dataDir, 'outbox');
+  const file = readdirSync(dir).filter((f) => f.includes(address)).sort().at(-1)!;
+  return /\b(\d{6})\b/.exec(readFileSync(join(dir, file), 'utf8'))![1]!;
+}
+
+/** Presses Tab (or Shift+Tab) until `target` has focus; fails if it never does. Reads the page only. */
+export async function tabTo(page: Page, target: Locator, { back = false, max = 80 } = {}): Promise<void> {
+  await expect(target.first()).toBeVisible();
+  for (let i = 0; i < max; i++) {
+    if (await target.first().evaluate((el) => el === document.activeElement || el.contains(document.activeElement)).catch(() => false)) return;
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+  }
+  throw new Error(`${max} presses of ${back ? 'Shift+Tab' : 'Tab'} never reached ${target}`);
+}
+
+/**
+ * The e2e server at a non-loopback IPv4 address of this machine (Chromium trusts 127.0.0.0/8 as a
+ * secure context, a LAN address over plain HTTP not), relayed byte for byte; the traffic never leaves
+ * the machine. Null when the machine has no such address.
+ */
+export async function startLanRelay(baseURL: string): Promise<{ origin: string; close(): Promise<void> } | null> {
+  const address = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+  if (!address) return null;
+  const upstream = new URL(baseURL);
+  const relay = createServer((socket) => {
+    const to = connect(Number(upstream.port), upstream.hostname);
+    socket.pipe(to).pipe(socket);
+    socket.on('error', () => to.destroy());
+    to.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, address, resolve));
+  return {
+    origin: `http://${address}:${(relay.address() as { port: number }).port}`,
+    close: () => new Promise<void>((resolve) => relay.close(() => resolve())),
+  };
 }

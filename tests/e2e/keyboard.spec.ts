@@ -2,8 +2,8 @@
 // buys a module, in Chinese and in English, with nothing but key presses. The test reads the page
 // (which element has focus, what is shown) but never clicks, focuses or fills an element: every
 // step is `keyboard.press` or `keyboard.type`. Needs the e2e server on PostgreSQL (TEST_DATABASE_URL).
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
+import { expect, test, type Page } from '@playwright/test';
+import { atrium, logIn, newMember, query, readEnv, tabTo, withLock, type E2eEnv } from './helpers';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
 
 const LANGS = ['zh-cn', 'en'] as const;
@@ -20,16 +20,6 @@ const T = {
     buy: 'Buy with balance ¥9.90', confirm: 'Confirm your purchase', pay: 'Pay ¥9.90', owned: /You own this module/,
   },
 } as const;
-
-/** Presses Tab (or Shift+Tab) until `target` has focus; fails if it never does. */
-async function tabTo(page: Page, target: Locator, { back = false, max = 80 } = {}): Promise<void> {
-  await expect(target.first()).toBeVisible();
-  for (let i = 0; i < max; i++) {
-    if (await target.first().evaluate((el) => el === document.activeElement || el.contains(document.activeElement)).catch(() => false)) return;
-    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
-  }
-  throw new Error(`${max} presses of ${back ? 'Shift+Tab' : 'Tab'} never reached ${target}`);
-}
 
 /** Loads a page and waits until its islands have hydrated (reading only). */
 async function open(page: Page, path: string): Promise<void> {

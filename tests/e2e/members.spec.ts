@@ -1,20 +1,12 @@
 // A member's life: sign up with captcha and e-mail code, use the member center, leave.
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL) to read the captcha's answer.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { expectNoReadableToken, query as queryDb, readEnv, solveCaptcha as solve, type E2eEnv } from './helpers';
+import { expectNoReadableToken, latestCode, query as queryDb, readEnv, solveCaptcha as solve, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
 const query = <T>(sql: string, params: unknown[] = []): Promise<T[]> => queryDb<T>(env, sql, params);
 const solveCaptcha = (page: Parameters<typeof solve>[1], open: () => Promise<void>): Promise<void> => solve(env, page, open);
-
-function latestCode(address: string): string {
-  const dir = join(env.dataDir, 'outbox');
-  const file = readdirSync(dir).filter((f) => f.includes(address)).sort().at(-1)!;
-  return /\b(\d{6})\b/.exec(readFileSync(join(dir, file), 'utf8'))![1]!;
-}
 
 test('sign up, use the member center, change password, log out', async ({ page, browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the member flows (.ci/run does)');
@@ -30,7 +22,7 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await page.getByRole('textbox', { name: '邮箱' }).fill(address);
   await solveCaptcha(page, () => page.getByRole('button', { name: '获取验证码' }).click());
   await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: 10_000 });
-  await page.getByLabel('验证码').fill(latestCode(address));
+  await page.getByLabel('验证码').fill(latestCode(env, address));
   await page.getByRole('button', { name: '注册', exact: true }).click();
 
   await expect(page).toHaveURL(/\/user\/account\/overview$/);

@@ -2,47 +2,22 @@
 // so client code may not rely on what only secure contexts have (crypto.randomUUID, the Clipboard
 // API, …). The page is opened at a non-loopback address of this machine, relayed to the e2e server;
 // the traffic never leaves the machine.
-import { networkInterfaces } from 'node:os';
-import { createServer, connect, type Server } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { readEnv, solveCaptcha, type E2eEnv } from './helpers';
+import { latestCode, readEnv, solveCaptcha, startLanRelay, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
-let relay: Server | null = null;
+let relay: Awaited<ReturnType<typeof startLanRelay>> = null;
 let origin = '';
-
-/** The first IPv4 address of this machine that is not loopback (Chromium trusts 127.0.0.0/8). */
-function lanAddress(): string | undefined {
-  return Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-}
 
 test.beforeAll(async ({ baseURL }) => {
   env = readEnv();
-  const address = lanAddress();
-  if (!address) return;
-  const upstream = new URL(baseURL!);
-  relay = createServer((socket) => {
-    const to = connect(Number(upstream.port), upstream.hostname);
-    socket.pipe(to).pipe(socket);
-    socket.on('error', () => to.destroy());
-    to.on('error', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => relay!.listen(0, address, resolve));
-  const port = (relay.address() as { port: number }).port;
-  origin = `http://${address}:${port}`;
+  relay = await startLanRelay(baseURL!);
+  origin = relay?.origin ?? '';
 });
 
 test.afterAll(async () => {
-  await new Promise<void>((resolve) => (relay ? relay.close(() => resolve()) : resolve()));
+  await relay?.close();
 });
-
-function latestCode(address: string): string {
-  const dir = join(env.dataDir, 'outbox');
-  const file = readdirSync(dir).filter((f) => f.includes(address)).sort().at(-1)!;
-  return /\b(\d{6})\b/.exec(readFileSync(join(dir, file), 'utf8'))![1]!;
-}
 
 test('sign-up works over plain HTTP at a LAN address: the captcha opens, the member is signed in', async ({ page }) => {
   test.skip(!origin, 'this machine has no non-loopback IPv4 address');
@@ -61,7 +36,7 @@ test('sign-up works over plain HTTP at a LAN address: the captcha opens, the mem
   await page.getByRole('textbox', { name: '邮箱' }).fill(address);
   await solveCaptcha(env, page, () => page.getByRole('button', { name: '获取验证码' }).click());
   await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: 10_000 });
-  await page.getByLabel('验证码').fill(latestCode(address));
+  await page.getByLabel('验证码').fill(latestCode(env, address));
   await page.getByRole('button', { name: '注册', exact: true }).click();
   await expect(page).toHaveURL(`${origin}/user/account/overview`);
   await expect(page.getByRole('heading', { name: '账户概览', level: 1 })).toBeVisible();

@@ -3,57 +3,23 @@
 // first stop; the browser solves the challenge, the code is sent, the member is signed up. Once on
 // localhost (a secure context) and once over plain HTTP at a LAN address, where the browser has no
 // `crypto.subtle` (the solver hashes with hash-wasm). Reads no database: only the e-mail outbox.
-import { networkInterfaces } from 'node:os';
-import { createServer, connect, type Server } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { readEnv, type E2eEnv } from './helpers';
+import { expect, test, type Page } from '@playwright/test';
+import { latestCode, readEnv, startLanRelay, tabTo, type E2eEnv } from './helpers';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
-let relay: Server | null = null;
+let relay: Awaited<ReturnType<typeof startLanRelay>> = null;
 let lanOrigin = '';
-
-function lanAddress(): string | undefined {
-  return Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-}
 
 test.beforeAll(async ({ baseURL }) => {
   env = readEnv();
-  const address = lanAddress();
-  if (!address) return;
-  const upstream = new URL(baseURL!);
-  relay = createServer((socket) => {
-    const to = connect(Number(upstream.port), upstream.hostname);
-    socket.pipe(to).pipe(socket);
-    socket.on('error', () => to.destroy());
-    to.on('error', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => relay!.listen(0, address, resolve));
-  lanOrigin = `http://${address}:${(relay.address() as { port: number }).port}`;
+  relay = await startLanRelay(baseURL!);
+  lanOrigin = relay?.origin ?? '';
 });
 
 test.afterAll(async () => {
-  await new Promise<void>((resolve) => (relay ? relay.close(() => resolve()) : resolve()));
+  await relay?.close();
 });
-
-function latestCode(address: string): string {
-  const dir = join(env.dataDir, 'outbox');
-  const file = readdirSync(dir).filter((f) => f.includes(address)).sort().at(-1)!;
-  return /\b(\d{6})\b/.exec(readFileSync(join(dir, file), 'utf8'))![1]!;
-}
-
-const focused = (target: Locator): Promise<boolean> => target.evaluate((el) => el === document.activeElement);
-
-/** Presses Tab until `target` has focus. */
-async function tabTo(page: Page, target: Locator): Promise<void> {
-  for (let i = 0; i < 40; i++) {
-    if (await focused(target)) return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${target}`);
-}
 
 const WORDS = {
   'zh-cn': {
@@ -103,7 +69,7 @@ async function signUpWithoutPictures(page: Page, origin: string, secure: boolean
   await expect(page.getByRole('button', { name: w.resend })).toBeVisible({ timeout: 10_000 });
 
   await tabTo(page, page.getByLabel(w.code));
-  await page.keyboard.type(latestCode(address));
+  await page.keyboard.type(latestCode(env, address));
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(`${origin}/user/account/overview`);
   await expect(page.getByRole('heading', { name: w.overview, level: 1 })).toBeVisible();
