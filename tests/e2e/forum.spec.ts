@@ -23,8 +23,10 @@ test('write, reply, accept, collect and find a post', async ({ browser }) => {
   await newMember(helper);
 
   const page = await logIn(browser, asker);
-  // Other specs use the editor too: they wait while it is uninstalled here.
-  await withLock('editor-module', async () => {
+  // Other specs use the editor too: they wait while it is uninstalled here. The post and the reply are
+  // written under the same lock, as the API refuses them while the editor is uninstalled.
+  const title = `数据库连接池配置 ${suffix}`;
+  const other = await withLock('editor-module', async () => {
     atrium('module:uninstall', 'editor');
     await page.goto('/ask/post');
     await expect(page.getByRole('heading', { name: '请先安装编辑器' })).toBeVisible();
@@ -33,34 +35,34 @@ test('write, reply, accept, collect and find a post', async ({ browser }) => {
     // Reloaded before another spec may uninstall it again (the market spec, under this lock).
     await page.reload();
     await expect(page.getByRole('textbox', { name: '标题' })).toBeVisible();
-  });
-  const title = `数据库连接池配置 ${suffix}`;
-  await page.getByRole('textbox', { name: '标题' }).fill(title);
-  await page.getByLabel('分类').selectOption({ label: '问答' });
-  await page.getByLabel('标签').fill('postgresql 数据库');
-  const editor = page.getByRole('textbox', { name: '内容' });
-  await editor.fill('生产环境的连接池应该多大？\n\n```ts\nconst pool = new Pool({ max: 20 });\n```\n\n');
-  await page.locator('.md-editor input[type=file]').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: PNG });
-  await expect(editor).toHaveValue(/!\[diagram\.png\]\(\/storage\/[^)]+\.png\)/, { timeout: 15_000 });
-  // Side by side on a wide screen; Write/Preview tabs on a narrow one.
-  const previewTab = page.getByRole('tab', { name: '预览' });
-  if (await previewTab.isVisible()) await previewTab.click();
-  await expect(page.locator('.md-editor__preview pre')).toContainText('new Pool');
-  await page.getByRole('button', { name: '发布' }).click();
-  await expect(page).toHaveURL(/\/ask\/info\/\d+$/);
-  const postUrl = page.url();
-  await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
-  await expect(page.locator('#post .markdown-body pre.shiki')).toContainText('new Pool');
-  await expect(page.locator('#post .markdown-body img')).toHaveAttribute('src', /\/storage\/.+\.png$/);
+    await page.getByRole('textbox', { name: '标题' }).fill(title);
+    await page.getByLabel('分类').selectOption({ label: '问答' });
+    await page.getByLabel('标签').fill('postgresql 数据库');
+    const editor = page.getByRole('textbox', { name: '内容' });
+    await editor.fill('生产环境的连接池应该多大？\n\n```ts\nconst pool = new Pool({ max: 20 });\n```\n\n');
+    await page.locator('.md-editor input[type=file]').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: PNG });
+    await expect(editor).toHaveValue(/!\[diagram\.png\]\(\/storage\/[^)]+\.png\)/, { timeout: 15_000 });
+    // Side by side on a wide screen; Write/Preview tabs on a narrow one.
+    const previewTab = page.getByRole('tab', { name: '预览' });
+    if (await previewTab.isVisible()) await previewTab.click();
+    await expect(page.locator('.md-editor__preview pre')).toContainText('new Pool');
+    await page.getByRole('button', { name: '发布' }).click();
+    await expect(page).toHaveURL(/\/ask\/info\/\d+$/);
+    const postUrl = page.url();
+    await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
+    await expect(page.locator('#post .markdown-body pre.shiki')).toContainText('new Pool');
+    await expect(page.locator('#post .markdown-body img')).toHaveAttribute('src', /\/storage\/.+\.png$/);
 
-  // A second account replies; the reply form hydrates when they start typing.
-  const other = await logIn(browser, helper);
-  await other.goto(postUrl);
-  const reply = other.getByRole('textbox', { name: '写回复' });
-  await reply.click();
-  await reply.fill('建议从 CPU 核数 × 2 开始，再按监控调整。');
-  await other.getByRole('button', { name: '发表回复' }).click();
-  await expect(other.locator('.reply .markdown-body').filter({ hasText: 'CPU 核数' })).toBeVisible();
+    // A second account replies; the reply form hydrates when they start typing.
+    const second = await logIn(browser, helper);
+    await second.goto(postUrl);
+    const reply = second.getByRole('textbox', { name: '写回复' });
+    await reply.click();
+    await reply.fill('建议从 CPU 核数 × 2 开始，再按监控调整。');
+    await second.getByRole('button', { name: '发表回复' }).click();
+    await expect(second.locator('.reply .markdown-body').filter({ hasText: 'CPU 核数' })).toBeVisible();
+    return second;
+  });
 
   // The asker accepts it and collects the post.
   await page.reload();

@@ -79,15 +79,15 @@ for (const lang of LANGS) {
       await tabTo(page, page.getByRole('button', { name: t.publish }));
       await page.keyboard.press('Enter');
       await expect(page).toHaveURL(/\/ask\/info\/\d+$/);
-    });
-    await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
+      await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
 
-    // 2. A reply on it.
-    await tabTo(page, page.getByRole('textbox', { name: t.reply }));
-    await page.keyboard.type('A reply typed with the keyboard.');
-    await tabTo(page, page.getByRole('button', { name: t.sendReply }));
-    await page.keyboard.press('Enter');
-    await expect(page.locator('.reply .markdown-body').filter({ hasText: 'A reply typed with the keyboard.' })).toBeVisible();
+      // 2. A reply on it.
+      await tabTo(page, page.getByRole('textbox', { name: t.reply }));
+      await page.keyboard.type('A reply typed with the keyboard.');
+      await tabTo(page, page.getByRole('button', { name: t.sendReply }));
+      await page.keyboard.press('Enter');
+      await expect(page.locator('.reply .markdown-body').filter({ hasText: 'A reply typed with the keyboard.' })).toBeVisible();
+    });
 
     // 3. A private message.
     await open(page, `/user/messageCenter?tab=private&user=${friendRow!.id}`);
