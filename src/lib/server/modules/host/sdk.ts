@@ -1,0 +1,45 @@
+// What a module's server code sees. A module's server entry default-exports `defineModule({...})`
+// (or the same object without the helper); it runs in its own host process under Node's permission
+// model: it may read its package folder and read/write its data folder (its working directory),
+// and it may not start processes or workers. Its data lives in `ctx.store`, scoped to the module.
+// This file has no imports from the site at run time: a module copies or bundles `defineModule`.
+import type { JsonValue, RenderContext, RouteRequest, RouteResponse } from './types';
+
+export type { JsonValue, RenderContext, RouteRequest, RouteResponse } from './types';
+
+/** The module's own key-value store, kept by the site (keys ≤ 200 chars, values JSON ≤ 64 KB). */
+export interface ModuleStore {
+  get(key: string): Promise<JsonValue | null>;
+  set(key: string, value: JsonValue): Promise<void>;
+  /** True when the key existed. */
+  delete(key: string): Promise<boolean>;
+  /** Keys starting with `prefix` in key order (at most 1000). */
+  list(prefix?: string): Promise<{ key: string; value: JsonValue }[]>;
+}
+
+/** Given to every hook and route. */
+export interface ModuleContext {
+  uid: string;
+  version: string;
+  store: ModuleStore;
+}
+
+export interface ModuleHooks {
+  /** Turns markdown source (or rendered HTML, per the contribution) into HTML; must return a string. */
+  render?(src: string, ctx: RenderContext & ModuleContext): string | Promise<string>;
+  /** A site event delivered after commit (post created, order paid…). */
+  onEvent?(name: string, payload: unknown, ctx: ModuleContext): void | Promise<void>;
+}
+
+/** Routes under `/api/m/{uid}`, keyed `"GET /path"`; a result without status answers 200. */
+export type ModuleRoutes = Record<string, (req: RouteRequest, ctx: ModuleContext) => Partial<RouteResponse> | Promise<Partial<RouteResponse>>>;
+
+export interface ModuleDefinition {
+  hooks?: ModuleHooks;
+  routes?: ModuleRoutes;
+}
+
+/** Declares a module's server side (an identity function that gives the object its types). */
+export function defineModule<T extends ModuleDefinition>(definition: T): T {
+  return definition;
+}

@@ -1,0 +1,280 @@
+// The module host (issue 26 item 5): each fixture module in tests/fixtures/modules runs in its own
+// process under Node's permission model, and a faulty one costs the site nothing but its own calls.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ModuleHost, type ModuleHostOptions } from '../../src/lib/server/modules/host/host';
+import { MemoryKvBackend } from '../../src/lib/server/modules/host/kv';
+import { ModuleCallError, type HookName, type HostedModule } from '../../src/lib/server/modules/host/types';
+import { ROOT, TMP } from '../helpers/paths';
+
+const FIXTURES = join(ROOT, 'tests', 'fixtures', 'modules');
+let site: string;
+let hosts: ModuleHost[] = [];
+
+beforeAll(() => {
+  mkdirSync(TMP, { recursive: true });
+  site = mkdtempSync(join(TMP, 'module-host-'));
+  // What a module must not reach: the site's database folder beside the modules' data folders.
+  mkdirSync(join(site, 'db'), { recursive: true });
+  writeFileSync(join(site, 'db', 'PG_VERSION'), '17\n');
+});
+afterEach(() => {
+  for (const h of hosts) h.close();
+  hosts = [];
+});
+afterAll(() => rmSync(site, { recursive: true, force: true }));
+
+function mod(fixture: string, opts: { uid?: string; hooks?: HookName[]; entry?: string } = {}): HostedModule {
+  const uid = opts.uid ?? fixture;
+  return {
+    uid,
+    version: '1.0.0',
+    packageDir: join(FIXTURES, fixture),
+    dataDir: join(site, 'modules', uid),
+    serverEntry: opts.entry ?? 'server.mjs',
+    hooks: opts.hooks ?? ['render', 'onEvent', 'route'],
+  };
+}
+
+function newHost(opts: Partial<ModuleHostOptions> = {}, ...modules: HostedModule[]): ModuleHost {
+  const host = new ModuleHost({ kv: new MemoryKvBackend(), runtimeDir: join(site, 'run'), onOutput: () => undefined, ...opts });
+  for (const m of modules) host.register(m);
+  hosts.push(host);
+  return host;
+}
+
+async function failure(p: Promise<unknown>): Promise<ModuleCallError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ModuleCallError) return e;
+    throw e;
+  }
+  throw new Error('the call succeeded');
+}
+
+/** Processes whose parent is this one and that run a module host bootstrap. */
+function hostChildren(): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('module-host-')) out.push(Number(d));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return out;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function rssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return kb / 1024;
+}
+
+async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('module host', () => {
+  it('starts no process until a module is called, then serves hooks, routes, events and the scoped store', async () => {
+    const kv = new MemoryKvBackend();
+    const host = newHost({ kv }, mod('ok'), mod('ok', { uid: 'ok2' }));
+    expect(host.runningPids()).toEqual([]);
+    expect(hostChildren()).toEqual([]);
+    expect(host.status('ok')).toMatchObject({ state: 'stopped', pid: null, starts: 0 });
+
+    expect(await host.call('ok', 'render', ['hi', { kind: 'post', locale: 'en' }])).toBe('<span class="ok" data-kind="post">hi</span>');
+    expect(host.status('ok')).toMatchObject({ state: 'running', starts: 1 });
+    expect(hostChildren()).toEqual(host.runningPids());
+    expect(await host.call('ok', 'route', [{ method: 'POST', path: '/echo', query: {}, body: { a: [1, 2] }, memberId: null }])).toEqual({ status: 200, body: { echo: { a: [1, 2] }, banner: 'ok-banner' } });
+    expect(await host.call('ok', 'route', [{ method: 'GET', path: '/nope', query: {}, body: null, memberId: null }])).toEqual({ status: 404, body: null });
+    // Its working directory is its data folder, which it may write.
+    expect(await host.call('ok', 'route', [{ method: 'GET', path: '/data-file', query: {}, body: null, memberId: null }])).toEqual({ status: 201, body: 'ok' });
+    expect(readFileSync(join(site, 'modules', 'ok', 'note.txt'), 'utf8')).toBe('ok');
+
+    await host.call('ok', 'onEvent', ['post.created', { id: 1 }]);
+    await host.call('ok', 'onEvent', ['post.created', { id: 2 }]);
+    expect(await kv.get('ok', 'count:post.created')).toBe(2);
+    const list = (q: Record<string, string>, uid = 'ok') => host.call(uid, 'route', [{ method: 'GET', path: '/store', query: q, body: null, memberId: null }]);
+    expect((await list({ key: 'note:a', v: 'x', prefix: 'note:' })).body).toEqual([{ key: 'note:a', value: { v: 'x' } }]);
+    // Another module's store is its own, even running the same code.
+    expect((await list({ prefix: '' }, 'ok2')).body).toEqual([]);
+    expect(await kv.get('ok2', 'note:a')).toBeNull();
+    // What the module sends is checked: a Date is not JSON.
+    const bad = await failure(host.call('ok', 'route', [{ method: 'GET', path: '/bad-store', query: {}, body: null, memberId: null }]));
+    expect(bad.kind).toBe('threw');
+    expect(bad.message).toMatch(/value must be JSON/);
+  });
+
+  it('gives the module a clean environment, not the site\'s secrets', async () => {
+    process.env.ATRIUM_TEST_SECRET = 'do-not-leak';
+    try {
+      const host = newHost({}, mod('ok'));
+      const keys = (await host.call('ok', 'route', [{ method: 'GET', path: '/env', query: {}, body: null, memberId: null }])).body as string[];
+      expect(keys).not.toContain('ATRIUM_TEST_SECRET');
+      expect(keys).not.toContain('TEST_DATABASE_URL');
+    } finally {
+      delete process.env.ATRIUM_TEST_SECRET;
+    }
+  });
+
+  it('refuses calls to unknown modules and undeclared hooks without starting a process', async () => {
+    const host = newHost({}, mod('ok', { hooks: ['render'] }));
+    expect((await failure(host.call('ok', 'route', [{ method: 'GET', path: '/', query: {}, body: null, memberId: null }]))).kind).toBe('not-declared');
+    expect((await failure(host.call('nope', 'render', ['x', { kind: 'post', locale: 'en' }]))).kind).toBe('unknown-module');
+    expect(host.status('ok')?.starts).toBe(0);
+    expect(() => host.register({ ...mod('ok'), serverEntry: '../loop/server.mjs' })).toThrow(/inside the package/);
+    expect(() => host.register({ ...mod('ok'), dataDir: 'relative/data' })).toThrow(/absolute/);
+  });
+
+  it('reports a hook that throws, keeps its process, and serves other modules meanwhile', async () => {
+    const host = newHost({}, mod('throws'), mod('ok'));
+    const ctx = { kind: 'post', locale: 'en' };
+    const [err, ok] = await Promise.all([failure(host.call('throws', 'render', ['x', ctx])), host.call('ok', 'render', ['y', ctx])]);
+    expect(err).toMatchObject({ kind: 'threw', uid: 'throws', message: 'render is broken (call 1)' });
+    expect(ok).toContain('y');
+    expect((await failure(host.call('throws', 'render', ['x', ctx]))).message).toBe('render is broken (call 2)');
+    expect(host.status('throws')).toMatchObject({ state: 'running', starts: 1, recentFailures: [], disabledReason: null });
+  });
+
+  it('times out a module stuck in a loop, kills its host, and the site answers other calls meanwhile', async () => {
+    const host = newHost({}, mod('loop'), mod('ok'));
+    const ctx = { kind: 'post', locale: 'en' };
+    await host.call('loop', 'render', ['fine', ctx]);
+    await host.call('ok', 'render', ['warm', ctx]);
+    const loopPid = host.status('loop')!.pid!;
+    const started = Date.now();
+    const stuck = failure(host.call('loop', 'render', ['spin', ctx], { timeoutMs: 1000 }));
+    // While the loop spins: the other module answers and this process's timers run.
+    const answered: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      expect(await host.call('ok', 'render', [`n${i}`, ctx])).toContain(`n${i}`);
+      answered.push(Date.now() - started);
+    }
+    const err = await stuck;
+    const elapsed = Date.now() - started;
+    expect(err.kind).toBe('timeout');
+    expect(err.message).toMatch(/render did not answer within 1000 ms/);
+    expect(elapsed).toBeGreaterThanOrEqual(990);
+    expect(elapsed).toBeLessThan(3000);
+    expect(answered.at(-1)!).toBeLessThan(1000);
+    await until(() => !alive(loopPid));
+    expect(host.status('loop')).toMatchObject({ state: 'stopped', recentFailures: [{ reason: 'render did not answer within 1000 ms' }] });
+    // The next call starts a fresh host.
+    expect(await host.call('loop', 'render', ['fine', ctx])).toBe('fine');
+    expect(host.status('loop')?.starts).toBe(2);
+  });
+
+  it('restarts a crashed host on the next call and disables the module after N crashes', async () => {
+    const disabled: [string, string][] = [];
+    const host = newHost({ maxCrashes: 3, onDisabled: (uid, reason) => disabled.push([uid, reason]) }, mod('crash'));
+    const ctx = { kind: 'post', locale: 'en' };
+    const first = await failure(host.call('crash', 'render', ['async', ctx]));
+    expect(first.kind).toBe('crashed');
+    expect(first.message).toMatch(/async boom/);
+    expect(host.status('crash')).toMatchObject({ state: 'stopped', starts: 1 });
+    const second = await failure(host.call('crash', 'render', ['exit', ctx]));
+    expect(second).toMatchObject({ kind: 'crashed', message: 'the host process exited with code 3' });
+    expect(host.status('crash')?.starts).toBe(2);
+    expect(disabled).toEqual([]);
+    expect((await failure(host.call('crash', 'render', ['exit', ctx]))).kind).toBe('crashed');
+    expect(disabled).toHaveLength(1);
+    expect(disabled[0][0]).toBe('crash');
+    expect(disabled[0][1]).toMatch(/^disabled after 3 crashes within 600 s; last: the host process exited with code 3/);
+    const status = host.status('crash')!;
+    expect(status).toMatchObject({ state: 'disabled', pid: null, starts: 3, disabledReason: disabled[0][1] });
+    expect(status.recentFailures).toHaveLength(3);
+    // Disabled: refused at once, no process started.
+    expect(await failure(host.call('crash', 'render', ['exit', ctx]))).toMatchObject({ kind: 'disabled', message: disabled[0][1] });
+    expect(host.status('crash')?.starts).toBe(3);
+    // The administrator re-enables it: it runs again.
+    host.enable('crash');
+    expect((await failure(host.call('crash', 'render', ['exit', ctx]))).kind).toBe('crashed');
+    expect(host.status('crash')).toMatchObject({ state: 'stopped', starts: 4, recentFailures: [{ reason: 'the host process exited with code 3' }] });
+  });
+
+  it('counts a module that fails to load as a crash, with its error as the reason', async () => {
+    const host = newHost({ maxCrashes: 1 }, mod('crash', { entry: 'load.mjs' }));
+    const err = await failure(host.call('crash', 'render', ['x', { kind: 'post', locale: 'en' }]));
+    expect(err).toMatchObject({ kind: 'crashed', message: 'failed to load: cannot load: missing configuration' });
+    expect(host.status('crash')).toMatchObject({ state: 'disabled', disabledReason: expect.stringMatching(/missing configuration/) });
+  });
+
+  it('denies reading outside the package and data folders (another module, the site database, /etc)', async () => {
+    const host = newHost({}, mod('reads-outside'));
+    const read = (path: string) => host.call('reads-outside', 'render', [path, { kind: 'post', locale: 'en' }]);
+    expect(await read(join(FIXTURES, 'reads-outside', 'server.mjs'))).toMatch(/^read:\d+$/);
+    expect(await read('/etc/hostname')).toBe('denied:ERR_ACCESS_DENIED');
+    expect(await read(join(site, 'db', 'PG_VERSION'))).toBe('denied:ERR_ACCESS_DENIED');
+    expect(await read(join(FIXTURES, 'ok', 'banner.txt'))).toBe('denied:ERR_ACCESS_DENIED');
+    expect(await read(join(ROOT, 'package.json'))).toBe('denied:ERR_ACCESS_DENIED');
+  });
+
+  it('denies writing outside the data folder, its own package included', async () => {
+    const host = newHost({}, mod('writes-outside'));
+    const write = (path: string) => host.call('writes-outside', 'render', [path, { kind: 'post', locale: 'en' }]);
+    expect(await write(join(site, 'db', 'evil'))).toBe('denied:ERR_ACCESS_DENIED');
+    expect(await write(join(FIXTURES, 'writes-outside', 'evil.mjs'))).toBe('denied:ERR_ACCESS_DENIED');
+    expect(await write(join(site, 'modules', 'evil'))).toBe('denied:ERR_ACCESS_DENIED');
+    expect(existsSync(join(site, 'db', 'evil'))).toBe(false);
+    expect(await write(join(site, 'modules', 'writes-outside', 'fine.txt'))).toBe('written');
+  });
+
+  it('denies starting processes and workers', async () => {
+    const host = newHost({}, mod('spawns'));
+    expect(await host.call('spawns', 'render', ['', { kind: 'post', locale: 'en' }])).toBe('spawn:ERR_ACCESS_DENIED,worker:ERR_ACCESS_DENIED');
+  });
+
+  it('stops an idle host and leaves no process behind', async () => {
+    const host = newHost({ idleMs: 300 }, mod('ok'));
+    await host.call('ok', 'render', ['a', { kind: 'post', locale: 'en' }]);
+    const pid = host.status('ok')!.pid!;
+    expect(alive(pid)).toBe(true);
+    await until(() => !alive(pid));
+    expect(host.status('ok')).toMatchObject({ state: 'stopped', pid: null, recentFailures: [] });
+    expect(hostChildren()).toEqual([]);
+    // An idle stop is not a crash, and the next call starts it again.
+    expect(await host.call('ok', 'render', ['b', { kind: 'post', locale: 'en' }])).toContain('b');
+    expect(host.status('ok')?.starts).toBe(2);
+  });
+
+  it('keeps a trivial module host under 60 MB resident; measures the per-call overhead', async () => {
+    const host = newHost({}, mod('ok'));
+    const ctx = { kind: 'post', locale: 'en' };
+    const t0 = performance.now();
+    await host.call('ok', 'render', ['first', ctx]);
+    const coldMs = performance.now() - t0;
+    const times: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const t = performance.now();
+      await host.call('ok', 'render', [`text ${i}`, ctx]);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    const pid = host.status('ok')!.pid!;
+    const rss = rssMb(pid);
+    const selfRss = ((await host.call('ok', 'route', [{ method: 'GET', path: '/rss', query: {}, body: null, memberId: null }])).body as number) / 2 ** 20;
+    console.log(
+      `module host: cold start + first call ${coldMs.toFixed(0)} ms; per call p50 ${times[150].toFixed(3)} ms, p95 ${times[285].toFixed(3)} ms; ` +
+        `RSS ${rss.toFixed(1)} MB (/proc), ${selfRss.toFixed(1)} MB (process.memoryUsage)`,
+    );
+    expect(rss).toBeLessThanOrEqual(60);
+  });
+});
