@@ -1,12 +1,15 @@
 // The module host (issue 26 item 5): each fixture module in tests/fixtures/modules runs in its own
 // process under Node's permission model, and a faulty one costs the site nothing but its own calls.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/lib/server/db/client';
 import { ModuleHost, type ModuleHostOptions } from '../../src/lib/server/modules/host/host';
 import { MemoryKvBackend } from '../../src/lib/server/modules/host/kv';
+import { DbKvBackend } from '../../src/lib/server/modules/host/kv-db';
 import { ModuleCallError, type HookName, type HostedModule } from '../../src/lib/server/modules/host/types';
-import { ROOT, TMP } from '../helpers/paths';
+import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { freshPostgres } from '../helpers/server';
 
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'modules');
 let site: string;
@@ -276,5 +279,53 @@ describe('module host', () => {
         `RSS ${rss.toFixed(1)} MB (/proc), ${selfRss.toFixed(1)} MB (process.memoryUsage)`,
     );
     expect(rss).toBeLessThanOrEqual(60);
+  });
+});
+
+const kinds = ['pglite', ...(process.env.TEST_DATABASE_URL ? ['postgres' as const] : [])] as const;
+
+describe.each(kinds)('module store in the database (%s)', (kind) => {
+  let database: Database;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(TMP, 'module-kv-'));
+    if (kind === 'pglite') cpSync(TEMPLATE_DIR, dir, { recursive: true });
+    database = await openDatabase({ databaseUrl: kind === 'postgres' ? await freshPostgres() : null, dataDir: dir });
+  });
+  afterAll(async () => {
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps JSON values per module: get, set (upsert), delete, list by prefix in byte order, purge', async () => {
+    const kv = new DbKvBackend(database.db);
+    expect(await kv.get('a', 'k')).toBeNull();
+    await kv.set('a', 'k', { n: 1, s: ['x'] });
+    await kv.set('a', 'k', { n: 2 });
+    await kv.set('a', 'nul', null);
+    await kv.set('a', 'str', 'text');
+    await kv.set('a', 'p:b', 2);
+    await kv.set('a', 'p:B', 1);
+    await kv.set('a', 'p:a', true);
+    await kv.set('b', 'p:z', 'other module');
+    expect(await kv.get('a', 'k')).toEqual({ n: 2 });
+    expect(await kv.get('a', 'nul')).toBeNull();
+    expect(await kv.get('a', 'str')).toBe('text');
+    expect(await kv.list('a', 'p:', 10)).toEqual([{ key: 'p:B', value: 1 }, { key: 'p:a', value: true }, { key: 'p:b', value: 2 }]);
+    expect(await kv.list('a', 'p:', 2)).toHaveLength(2);
+    expect(await kv.list('a', '%', 10)).toEqual([]);
+    expect(await kv.delete('a', 'k')).toBe(true);
+    expect(await kv.delete('a', 'k')).toBe(false);
+    expect(await kv.purge('a')).toBe(5);
+    expect(await kv.list('a', '', 10)).toEqual([]);
+    expect(await kv.list('b', '', 10)).toEqual([{ key: 'p:z', value: 'other module' }]);
+  });
+
+  it("serves a module's ctx.store through the host", async () => {
+    const kv = new DbKvBackend(database.db);
+    const host = newHost({ kv }, mod('ok', { uid: `ok-${kind}` }));
+    await host.call(`ok-${kind}`, 'onEvent', ['member.joined', { id: 7 }]);
+    await host.call(`ok-${kind}`, 'onEvent', ['member.joined', { id: 8 }]);
+    expect(await kv.get(`ok-${kind}`, 'count:member.joined')).toBe(2);
   });
 });

@@ -7,3 +7,4 @@ export * from './modules';
 export * from './md';
 export * from './admin';
 export * from './chat';
+export * from './module-kv';

@@ -176,10 +176,17 @@ export class ModuleHost {
     if (e.proc?.alive) return e.proc;
     if (this.closed) throw new ModuleCallError('disabled', e.module.uid, 'the module host is closed');
     const uid = e.module.uid;
-    mkdirSync(e.module.dataDir, { recursive: true, mode: 0o700 });
+    let bootstrapFile: string;
+    try {
+      mkdirSync(e.module.dataDir, { recursive: true, mode: 0o700 });
+      bootstrapFile = this.bootstrap();
+    } catch (err) {
+      // The site's own folders failing is not the module's fault: not counted as a crash.
+      throw new ModuleCallError('crashed', uid, `cannot prepare the host: ${(err as Error).message}`);
+    }
     const proc: ModuleProcess = new ModuleProcess({
       module: e.module,
-      bootstrapFile: this.bootstrap(),
+      bootstrapFile,
       execPath: this.o.execPath,
       maxOldSpaceMb: this.o.maxOldSpaceMb,
       startTimeoutMs: this.o.startTimeoutMs,
