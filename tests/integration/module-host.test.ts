@@ -1,6 +1,6 @@
 // The module host (issue 26 item 5): each fixture module in tests/fixtures/modules runs in its own
 // process under Node's permission model, and a faulty one costs the site nothing but its own calls.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/lib/server/db/client';
@@ -238,6 +238,27 @@ describe('module host', () => {
     expect(await write(join(site, 'modules', 'evil'))).toBe('denied:ERR_ACCESS_DENIED');
     expect(existsSync(join(site, 'db', 'evil'))).toBe(false);
     expect(await write(join(site, 'modules', 'writes-outside', 'fine.txt'))).toBe('written');
+  });
+
+  it('refuses to start a package that contains a symbolic link (the permission model follows links)', async () => {
+    const pkg = join(site, 'packages', 'linked');
+    cpSync(join(FIXTURES, 'ok'), pkg, { recursive: true });
+    symlinkSync('/etc/hostname', join(pkg, 'lib', 'host.txt'));
+    const disabled: string[] = [];
+    const host = newHost({ onDisabled: (_uid, reason) => disabled.push(reason) }, { ...mod('ok', { uid: 'linked' }), packageDir: pkg });
+    const err = await failure(host.call('linked', 'render', ['x', { kind: 'post', locale: 'en' }]));
+    expect(err.kind).toBe('disabled');
+    expect(err.message).toMatch(/symbolic link \(lib\/host.txt\)/);
+    expect(disabled).toEqual([err.message]);
+    expect(host.status('linked')).toMatchObject({ state: 'disabled', starts: 0 });
+  });
+
+  it("does not pass the store backend's own errors to the module", async () => {
+    const kv = new MemoryKvBackend();
+    kv.list = async () => { throw new Error('connection to postgres://admin:secret@db failed'); };
+    const host = newHost({ kv }, mod('ok'));
+    const err = await failure(host.call('ok', 'route', [{ method: 'GET', path: '/store', query: {}, body: null, memberId: null }]));
+    expect(err).toMatchObject({ kind: 'threw', message: 'the store failed' });
   });
 
   it('denies starting processes and workers', async () => {

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { writeBootstrap } from './bootstrap';
 import { runKv } from './kv';
 import { ModuleProcess } from './module-process';
@@ -176,6 +176,11 @@ export class ModuleHost {
     if (e.proc?.alive) return e.proc;
     if (this.closed) throw new ModuleCallError('disabled', e.module.uid, 'the module host is closed');
     const uid = e.module.uid;
+    const link = findSymlink(e.module.packageDir);
+    if (link) {
+      this.disableEntry(e, `the package contains a symbolic link (${link}), which Node's permission model would follow out of the package`);
+      throw new ModuleCallError('disabled', uid, e.disabledReason!);
+    }
     let bootstrapFile: string;
     try {
       mkdirSync(e.module.dataDir, { recursive: true, mode: 0o700 });
@@ -210,12 +215,16 @@ export class ModuleHost {
     e.failures.push({ at: this.o.now(), reason });
     this.pruneFailures(e);
     if (e.failures.length >= this.o.maxCrashes) {
-      e.disabledReason = `disabled after ${e.failures.length} crashes within ${Math.round(this.o.crashWindowMs / 1000)} s; last: ${reason}`;
-      try {
-        this.o.onDisabled?.(e.module.uid, e.disabledReason);
-      } catch {
-        // The caller's bookkeeping failing must not take the host down with it.
-      }
+      this.disableEntry(e, `disabled after ${e.failures.length} crashes within ${Math.round(this.o.crashWindowMs / 1000)} s; last: ${reason}`);
+    }
+  }
+
+  private disableEntry(e: Entry, reason: string): void {
+    e.disabledReason = reason;
+    try {
+      this.o.onDisabled?.(e.module.uid, reason);
+    } catch {
+      // The caller's bookkeeping failing must not take the host down with it.
     }
   }
 
@@ -249,4 +258,16 @@ export class ModuleHost {
     }
     return this.bootstrapFile;
   }
+}
+
+/**
+ * The first symbolic link inside `dir` (relative path), or null. Node's permission model follows
+ * links, so one link in a package would open the folder it points to; packages have no reason to
+ * carry any (the installer does not create them, and a module cannot: symlink needs full access).
+ */
+export function findSymlink(dir: string): string | null {
+  for (const d of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (d.isSymbolicLink()) return relative(dir, join(d.parentPath, d.name));
+  }
+  return null;
 }

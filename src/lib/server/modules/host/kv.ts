@@ -1,5 +1,4 @@
-import type { KvRequest } from './module-process';
-import type { JsonValue, KvBackend } from './types';
+import type { JsonValue, KvBackend, KvRequest } from './types';
 
 // The module store's limits and the check of what a module sends: the module is code the site
 // reviewed, not code it trusts with its database, so every request is validated before the backend.

@@ -1,14 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { ModuleCallError, type HostedModule } from './types';
-
-/** A store operation a module asked for over the back-channel (validated by the host). */
-export interface KvRequest {
-  op: unknown;
-  key?: unknown;
-  value?: unknown;
-  prefix?: unknown;
-}
+import { KvError } from './kv';
+import { ModuleCallError, type HostedModule, type KvRequest } from './types';
 
 export interface ModuleProcessOptions {
   module: HostedModule;
@@ -21,6 +14,8 @@ export interface ModuleProcessOptions {
   /** Once, when the process is gone; `expected` is false for a crash, a failed start or a timeout. */
   onExit(expected: boolean, reason: string): void;
 }
+
+const MAX_KV_IN_FLIGHT = 64;
 
 interface Pending {
   resolve(value: unknown): void;
@@ -45,6 +40,7 @@ export class ModuleProcess {
   readonly ready: Promise<void>;
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
+  private kvInFlight = 0;
   private expectedExit = false;
   private failReason: string | null = null;
   private loadError: string | null = null;
@@ -154,10 +150,19 @@ export class ModuleProcess {
       else p.reject(new ModuleCallError('threw', this.opts.module.uid, typeof m.error === 'string' ? m.error : 'the module failed'));
     } else if (m.t === 'kv' && typeof m.id === 'number') {
       const id = m.id;
-      this.opts.handleKv({ op: m.op, key: m.key, value: m.value, prefix: m.prefix }).then(
-        (value) => this.reply({ t: 'kv-reply', id, ok: true, value }),
-        (e: unknown) => this.reply({ t: 'kv-reply', id, ok: false, error: e instanceof Error ? e.message : String(e) }),
-      );
+      // A module firing store operations without awaiting them must not queue unbounded work here.
+      if (this.kvInFlight >= MAX_KV_IN_FLIGHT) {
+        this.reply({ t: 'kv-reply', id, ok: false, error: `more than ${MAX_KV_IN_FLIGHT} store operations at once` });
+        return;
+      }
+      this.kvInFlight++;
+      this.opts
+        .handleKv({ op: m.op, key: m.key, value: m.value, prefix: m.prefix })
+        .then(
+          (value) => this.reply({ t: 'kv-reply', id, ok: true, value }),
+          (e: unknown) => this.reply({ t: 'kv-reply', id, ok: false, error: e instanceof KvError ? e.message : 'the store failed' }),
+        )
+        .finally(() => this.kvInFlight--);
     }
   }
 

@@ -83,6 +83,14 @@ export interface ModuleStatus {
   starts: number;
 }
 
+/** A store operation a module asked for over the back-channel, as received (validated by kv.ts). */
+export interface KvRequest {
+  op: unknown;
+  key?: unknown;
+  value?: unknown;
+  prefix?: unknown;
+}
+
 /** A JSON value as the store keeps it (jsonb). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
