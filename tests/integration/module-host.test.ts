@@ -147,6 +147,13 @@ describe('module host', () => {
     expect(() => host.register({ ...mod('ok'), dataDir: 'relative/data' })).toThrow(/absolute/);
   });
 
+  it('checks the shape of what a module answers, even when it writes to the channel itself', async () => {
+    const host = newHost({}, mod('ok'));
+    // The first call of a fresh host has id 1: the fixture answers it with an object, not a string.
+    const err = await failure(host.call('ok', 'render', ['forge', { kind: 'post', locale: 'en' }]));
+    expect(err).toMatchObject({ kind: 'threw', message: 'render answered with a result of the wrong shape' });
+  });
+
   it('reports a hook that throws, keeps its process, and serves other modules meanwhile', async () => {
     const host = newHost({}, mod('throws'), mod('ok'));
     const ctx = { kind: 'post', locale: 'en' };
@@ -199,13 +206,14 @@ describe('module host', () => {
     expect(disabled).toEqual([]);
     expect((await failure(host.call('crash', 'render', ['exit', ctx]))).kind).toBe('crashed');
     expect(disabled).toHaveLength(1);
-    expect(disabled[0][0]).toBe('crash');
-    expect(disabled[0][1]).toMatch(/^disabled after 3 crashes within 600 s; last: the host process exited with code 3/);
+    const [disabledUid, reason] = disabled[0]!;
+    expect(disabledUid).toBe('crash');
+    expect(reason).toMatch(/^disabled after 3 crashes within 600 s; last: the host process exited with code 3/);
     const status = host.status('crash')!;
-    expect(status).toMatchObject({ state: 'disabled', pid: null, starts: 3, disabledReason: disabled[0][1] });
+    expect(status).toMatchObject({ state: 'disabled', pid: null, starts: 3, disabledReason: reason });
     expect(status.recentFailures).toHaveLength(3);
     // Disabled: refused at once, no process started.
-    expect(await failure(host.call('crash', 'render', ['exit', ctx]))).toMatchObject({ kind: 'disabled', message: disabled[0][1] });
+    expect(await failure(host.call('crash', 'render', ['exit', ctx]))).toMatchObject({ kind: 'disabled', message: reason });
     expect(host.status('crash')?.starts).toBe(3);
     // The administrator re-enables it: it runs again.
     host.enable('crash');
@@ -296,7 +304,7 @@ describe('module host', () => {
     const rss = rssMb(pid);
     const selfRss = ((await host.call('ok', 'route', [{ method: 'GET', path: '/rss', query: {}, body: null, memberId: null }])).body as number) / 2 ** 20;
     console.log(
-      `module host: cold start + first call ${coldMs.toFixed(0)} ms; per call p50 ${times[150].toFixed(3)} ms, p95 ${times[285].toFixed(3)} ms; ` +
+      `module host: cold start + first call ${coldMs.toFixed(0)} ms; per call p50 ${times[150]!.toFixed(3)} ms, p95 ${times[285]!.toFixed(3)} ms; ` +
         `RSS ${rss.toFixed(1)} MB (/proc), ${selfRss.toFixed(1)} MB (process.memoryUsage)`,
     );
     expect(rss).toBeLessThanOrEqual(60);

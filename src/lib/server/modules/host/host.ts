@@ -53,6 +53,12 @@ interface Entry {
 
 const UID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
+const RESULT_OK: { [M in HostMethod]: (v: unknown) => boolean } = {
+  render: (v) => typeof v === 'string',
+  onEvent: (v) => v === null,
+  route: (v) => typeof v === 'object' && v !== null && Number.isInteger((v as { status?: unknown }).status) && 'body' in v,
+};
+
 export class ModuleHost {
   private readonly entries = new Map<string, Entry>();
   private readonly readyProcs = new WeakSet<ModuleProcess>();
@@ -123,7 +129,10 @@ export class ModuleHost {
     e.idleTimer = null;
     try {
       await proc.ready;
-      return (await proc.call(method, args, opts.timeoutMs ?? this.o.callTimeoutMs)) as HostMethods[M]['result'];
+      const value = await proc.call(method, args, opts.timeoutMs ?? this.o.callTimeoutMs);
+      // The bootstrap checks these too, but module code can write to the IPC channel itself.
+      if (!RESULT_OK[method](value)) throw new ModuleCallError('threw', uid, `${method} answered with a result of the wrong shape`);
+      return value as HostMethods[M]['result'];
     } finally {
       this.armIdle(e, proc);
     }

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type Serializable } from 'node:child_process';
 import { join } from 'node:path';
 import { KvError } from './kv';
 import { ModuleCallError, type HostedModule, type KvRequest } from './types';
@@ -166,7 +166,7 @@ export class ModuleProcess {
     }
   }
 
-  private reply(msg: unknown): void {
+  private reply(msg: Serializable): void {
     if (this.exited || !this.child.connected) return;
     try {
       this.child.send(msg);
