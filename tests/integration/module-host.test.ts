@@ -221,6 +221,16 @@ describe('module host', () => {
     expect(host.status('crash')).toMatchObject({ state: 'stopped', starts: 4, recentFailures: [{ reason: 'the host process exited with code 3' }] });
   });
 
+  it("caps a host's heap: a module that allocates without end crashes its own process only", async () => {
+    const host = newHost({ maxOldSpaceMb: 32 }, mod('crash'), mod('ok'));
+    const ctx = { kind: 'post', locale: 'en' };
+    const err = await failure(host.call('crash', 'render', ['hog', ctx], { timeoutMs: 20_000 }));
+    expect(err.kind).toBe('crashed');
+    expect(err.message).toMatch(/heap|memory/i);
+    expect(host.status('crash')?.recentFailures).toHaveLength(1);
+    expect(await host.call('ok', 'render', ['still here', ctx])).toContain('still here');
+  });
+
   it('counts a module that fails to load as a crash, with its error as the reason', async () => {
     const host = newHost({ maxCrashes: 1 }, mod('crash', { entry: 'load.mjs' }));
     const err = await failure(host.call('crash', 'render', ['x', { kind: 'post', locale: 'en' }]));

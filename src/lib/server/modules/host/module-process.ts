@@ -46,6 +46,7 @@ export class ModuleProcess {
   private loadError: string | null = null;
   private exited = false;
   private readonly stderrTail: string[] = [];
+  private lastErrorLine: string | null = null;
   private startTimer: NodeJS.Timeout | null;
 
   constructor(private readonly opts: ModuleProcessOptions) {
@@ -201,6 +202,9 @@ export class ModuleProcess {
     if (stream === 'stderr' && text.trim()) {
       this.stderrTail.push(text);
       if (this.stderrTail.length > 5) this.stderrTail.shift();
+      // What Node prints when a process dies: "Error: …" of an uncaught exception, V8's "FATAL ERROR: …"
+      // (out of memory); a stack trace follows, so the tail alone would miss it.
+      if (/^\s*(FATAL ERROR|[\w.]*Error\b)/.test(text)) this.lastErrorLine = text.trim();
     }
     this.opts.onOutput(stream, text);
   }
@@ -209,7 +213,7 @@ export class ModuleProcess {
     if (this.failReason) return this.failReason;
     if (this.loadError) return `failed to load: ${this.loadError}`;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code ?? '?'}`;
-    const tail = this.stderrTail.filter((l) => /error|fatal|memory/i.test(l)).at(-1) ?? this.stderrTail.at(-1);
+    const tail = this.lastErrorLine ?? this.stderrTail.at(-1);
     return tail ? `the host process ${how}: ${tail.trim().slice(0, 300)}` : `the host process ${how}`;
   }
 
