@@ -206,23 +206,7 @@ export function tableShare(markdown: string): number {
 }
 
 const HOW = /\b(how|steps?)\b|怎么|怎样|如何|步骤/i;
-const COUNT = /\bhow\s+(many|much|long|often|big|large)\b|多少|多久|多长|多大|几[个次天条篇项张位]/i;
-const WHERE = /\bwhere\b|哪里|哪儿|在哪|什么地方|什么位置/i;
 const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
-/** A number in the text (not a heading's ordinal): what a "how many" question asks for. */
-const NUMBER = /(?<![\w.])\d+(?:[.,]\d+)?(?![\w.])|[一二两三四五六七八九十百千万]+[个次天条篇项张位分]/u;
-/** A path or folder: what a "where" question asks for. */
-const PLACE = /(?:^|[\s`(（])(?:\.{1,2}\/|[\w-]+\/)[\w./<>{}-]*|\b(?:folder|directory)\b|目录|文件夹|路径/iu;
-
-/**
- * What a question asks for, by its question words: `count` (how many, 多少), `place` (where, 哪里),
- * `how` (steps: how, 怎么), or nothing in particular.
- */
-export function askingFor(question: string): 'count' | 'place' | 'how' | null {
-  if (COUNT.test(question)) return 'count';
-  if (WHERE.test(question)) return 'place';
-  return HOW.test(question) ? 'how' : null;
-}
 
 export interface Scored {
   kind: Source['kind']; title: string; heading: string; text: string; markdown: string; intro: boolean; sameLang: boolean; rank: number;
@@ -242,7 +226,7 @@ export function scorePassages(question: string, words: string[], passages: Score
   const df = words.map((w) => passages.filter((p) => holds(`${p.title} ${p.heading} ${p.text}`, w) > 0).length);
   const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
-  const asking = askingFor(question);
+  const how = HOW.test(question);
   const scores = passages.map((p) => {
     let text = 0;
     let heading = 0;
@@ -259,11 +243,7 @@ export function scorePassages(question: string, words: string[], passages: Score
     // A table under a heading about something else is a fragment of a reference list that happens
     // to name the words; under a heading that names them it is the section's answer (a command table).
     if (heading === 0 && tableShare(p.markdown || p.text) > 0.5) s *= 0.85;
-    // The question words say what kind of passage answers: steps or a command for "how", a number
-    // for "how many", a folder or path for "where".
-    if (asking === 'how' && PROCEDURE.test(p.markdown)) s += 0.25;
-    if (asking === 'count' && NUMBER.test(p.text)) s += 0.25;
-    if (asking === 'place' && PLACE.test(p.text)) s += 0.25;
+    if (how && PROCEDURE.test(p.markdown)) s += 0.25;
     return p.sameLang ? 10 + s : s;
   });
   // A solved question's accepted answer comes before the question itself.
@@ -413,7 +393,7 @@ export async function retrieve(db: Db, question: string, options: RetrieveOption
   const words = keywordsOf(question);
   if (!words.length) return [];
   const lang = readerLang(question, options.locale);
-  if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${askingFor(question) ?? ''}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
+  if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${HOW.test(question) ? 'how' : ''}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
   const all = await candidates(db, question, words, lang, options.member);
   const limit = options.limit ?? 6;
   const perPassage = Math.max(80, Math.floor(options.tokenBudget / Math.min(limit, Math.max(1, all.length))));
