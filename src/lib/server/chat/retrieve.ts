@@ -152,12 +152,10 @@ export interface Passage {
 }
 
 /**
- * A word with this stem and an English ending (upload → uploaded, stor → storage, configur →
- * configuration), not any word it begins (post is not postgresql, file is not filter): the search
- * index matches prefixes, a passage's score should not.
+ * A word with this stem and a short ending (upload → uploaded, stor → storage), not any word it
+ * begins (post is not postgresql): the search index matches prefixes, a passage's score should not.
  */
-const ENDING = '(?:s|e|es|d|ed|r|er|ers|ing|ings|ion|ions|ation|ations|ment|ments|age|ages|able|ly|y|ies|ied)?';
-const latinWord = (stem: string, flags = ''): RegExp => new RegExp(`(?<![a-z0-9])${stem}${ENDING}(?![a-z])`, flags);
+const latinWord = (stem: string, flags = ''): RegExp => new RegExp(`(?<![a-z0-9])${stem}[a-z]{0,4}(?![a-z])`, flags);
 
 /**
  * How much of a topic word a plain text holds, 0 to 1: a Latin word as a word starting with its
