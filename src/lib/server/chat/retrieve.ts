@@ -214,9 +214,11 @@ export interface Scored {
  * How well each passage answers, from the topic words: a word in the section's heading counts
  * most, in the page or post title next, in the text least; rarer words (among the candidates)
  * weigh more. An accepted answer is a solved question's answer and counts a little more; a
- * question without one is only related. A passage that is mostly a table (a fragment of a
- * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
- * command; an accepted answer comes before its own question. The passages in the question's
+ * question without one is only related, and the accepted answer of a question whose title says
+ * at least half of what the reader asks leads. A passage that is mostly a table under a heading
+ * about something else (a fragment of a reference list) counts less than prose, and a "how"
+ * question prefers a passage with steps or a command; an accepted answer comes before its own
+ * question. The passages in the question's
  * language all come before those in the other language.
  */
 export function scorePassages(question: string, words: string[], passages: Scored[]): number[] {
@@ -229,10 +231,13 @@ export function scorePassages(question: string, words: string[], passages: Score
     let text = 0;
     let heading = 0;
     let title = 0;
+    let titleWeight = 0;
     words.forEach((w, i) => {
       text += weight[i]! * (holds(p.text, w) + 0.3 * Math.min(3, occurrences(p.text, w)) / 3);
       if (p.kind === 'doc' && !p.intro) heading += holds(p.heading, w);
-      title += holds(p.title, w);
+      const t = holds(p.title, w);
+      title += t;
+      titleWeight += weight[i]! * t;
     });
     // Forum titles are the question itself: they say most of all.
     let s = text / total + (p.kind === 'doc' ? 1.5 * heading + 0.5 * title : 1.75 * title) / words.length;
@@ -242,6 +247,9 @@ export function scorePassages(question: string, words: string[], passages: Score
     // to name the words; under a heading that names them it is the section's answer (a command table).
     if (heading === 0 && tableShare(p.markdown || p.text) > 0.5) s *= 0.85;
     if (how && PROCEDURE.test(p.markdown)) s += 0.25;
+    // Accepted answers first: a solved question whose title says at least half of what the reader
+    // asks (by the words' weight) is the reader's own question, and its accepted answer leads.
+    if (p.kind === 'answer' && titleWeight >= 0.5 * total) s += 1;
     return p.sameLang ? 10 + s : s;
   });
   // A solved question's accepted answer comes before the question itself.
