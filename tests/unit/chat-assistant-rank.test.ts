@@ -4,9 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
 import { assistantAnswer, quoteMarkdown } from '../../src/lib/server/chat/assistant';
 
-/** A table's cells as sentences: the same words, no table. */
-const plainTable = (md: string): string => md.split('\n').filter((l) => !/^\|?\s*-/.test(l.replace(/\|/g, ''))).map((l) => `${l.replace(/\|/g, ' ').trim()}.`).join(' ');
-
 const doc = (heading: string, markdown: string, over: Partial<Scored> = {}): Scored => ({
   kind: 'doc', title: 'Configuration', heading, text: markdown.replace(/[|`#*-]/g, ' ').replace(/\s+/g, ' '), markdown, intro: false, sameLang: true, rank: 0.1, ...over,
 });
@@ -53,22 +50,6 @@ describe('scorePassages', () => {
     const [a, p, w] = scorePassages(q, words, [answer, post, weak]);
     expect(a).toBeGreaterThan(p!);
     expect(a).toBeGreaterThan(w!);
-  });
-
-  it('counts a table under a heading that names the topic as the section\'s answer, not as a fragment', () => {
-    // cli#backups is a command table, admin#backups prose; both headings are "Backups". The table
-    // lost to the prose only because any table counted less.
-    const COMMANDS = '| Command | Does |\n|---|---|\n| `backup [file]` | A consistent, compressed backup of the database and the uploads |\n| `restore <file>` | Restores a backup into an empty data folder |';
-    const PROSE = 'Back up now on the dashboard writes a compressed backup of the database. To restore, use the command line.';
-    const [table, prose] = scorePassages('How do I restore a backup?', ['restore', 'backup'], [
-      doc('Backups', COMMANDS, { title: 'Command line', rank: 0.5 }), doc('Backups', PROSE, { title: 'Administration', rank: 0.5 }),
-    ]);
-    expect(table).toBeGreaterThan(prose!);
-    // Under a heading about something else the same table is a fragment: below the same words as prose.
-    const [fragment, sentence] = scorePassages('How do I restore a backup?', ['restore', 'backup'], [
-      doc('Commands', COMMANDS, { title: 'Command line', rank: 0.5 }), doc('Commands', plainTable(COMMANDS), { title: 'Command line', rank: 0.5 }),
-    ]);
-    expect(sentence).toBeGreaterThan(fragment!);
   });
 
   it('leads with the accepted answer of a solved question whose title says what the reader asks', () => {

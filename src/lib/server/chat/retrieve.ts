@@ -215,10 +215,9 @@ export interface Scored {
  * most, in the page or post title next, in the text least; rarer words (among the candidates)
  * weigh more. An accepted answer is a solved question's answer and counts a little more; a
  * question without one is only related, and the accepted answer of a question whose title says
- * at least half of what the reader asks leads. A passage that is mostly a table under a heading
- * about something else (a fragment of a reference list) counts less than prose, and a "how"
- * question prefers a passage with steps or a command; an accepted answer comes before its own
- * question. The passages in the question's
+ * at least half of what the reader asks leads. A passage that is mostly a table (a fragment of a
+ * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
+ * command; an accepted answer comes before its own question. The passages in the question's
  * language all come before those in the other language.
  */
 export function scorePassages(question: string, words: string[], passages: Scored[]): number[] {
@@ -243,9 +242,7 @@ export function scorePassages(question: string, words: string[], passages: Score
     let s = text / total + (p.kind === 'doc' ? 1.5 * heading + 0.5 * title : 1.75 * title) / words.length;
     s += (p.rank / (p.rank + 0.2)) * 0.3;
     if (p.kind === 'post') s *= 0.6;
-    // A table under a heading about something else is a fragment of a reference list that happens
-    // to name the words; under a heading that names them it is the section's answer (a command table).
-    if (heading === 0 && tableShare(p.markdown || p.text) > 0.5) s *= 0.85;
+    if (tableShare(p.markdown || p.text) > 0.5) s *= 0.85;
     if (how && PROCEDURE.test(p.markdown)) s += 0.25;
     // Accepted answers first: a solved question whose title says at least half of what the reader
     // asks (by the words' weight) is the reader's own question, and its accepted answer leads.
