@@ -52,6 +52,25 @@ describe('scorePassages', () => {
     expect(a).toBeGreaterThan(w!);
   });
 
+  it('leads with the accepted answer of a solved question whose title says what the reader asks', () => {
+    const q = 'Is my data migrated when I move from PGlite to PostgreSQL?';
+    const words = ['postgresql', 'migrated', 'pglite', 'data'];
+    const answer: Scored = { kind: 'answer', title: 'Moving from PGlite to PostgreSQL: is my data migrated?', heading: '', text: 'No: set the connection string, then run the copy command once.', markdown: 'No: set the connection string, then run the copy command once.', intro: false, sameLang: true, rank: 0 };
+    const prepare = doc('Prepare PostgreSQL', 'Create the PostgreSQL role and database. PGlite keeps its data in data/db; the data is migrated by the schema.', { title: 'PostgreSQL and Redis', rank: 0.5 });
+    const [a, d] = scorePassages(q, words, [answer, prepare]);
+    expect(a).toBeGreaterThan(d!);
+  });
+
+  it('does not lead with an accepted answer whose question is about something else', () => {
+    const q = 'How do I configure an SMTP server for outgoing mail?';
+    const words = ['configure', 'outgoing', 'server', 'smtp', 'mail'];
+    const text = 'Expected: until SMTP_HOST is set, every e-mail is written to the outbox folder.';
+    const answer: Scored = { kind: 'answer', title: 'Verification e-mails never arrive', heading: '', text, markdown: text, intro: false, sameLang: true, rank: 0 };
+    const mail = doc('Mail and text messages', 'Verification codes go out by e-mail. Set SMTP_HOST to your mail server; outgoing mail then leaves through it.', { rank: 0.35 });
+    const [a, m] = scorePassages(q, words, [answer, mail]);
+    expect(m).toBeGreaterThan(a!);
+  });
+
   it('keeps every passage in the question\'s language before any in the other language', () => {
     const own = doc('Backups', 'Copy the folder.', { sameLang: true });
     const other = doc('Backups', 'backup backup restore backup: npm run atrium -- backup', { sameLang: false, rank: 0.9 });

@@ -140,7 +140,7 @@ function cut(text: string, tokens: number): string {
  * A candidate passage. `markdown` is what a quote shows (code, lists and tables intact); `text` its
  * plain text, for matching and for the model.
  */
-interface Passage {
+export interface Passage {
   kind: Source['kind']; title: string; heading: string; url: string; text: string; markdown: string;
   /** The page's opening section (its heading is the page title), not a section under a heading. */
   intro: boolean;
@@ -214,7 +214,8 @@ export interface Scored {
  * How well each passage answers, from the topic words: a word in the section's heading counts
  * most, in the page or post title next, in the text least; rarer words (among the candidates)
  * weigh more. An accepted answer is a solved question's answer and counts a little more; a
- * question without one is only related. A passage that is mostly a table (a fragment of a
+ * question without one is only related, and the accepted answer of a question whose title says
+ * at least half of what the reader asks leads. A passage that is mostly a table (a fragment of a
  * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
  * command; an accepted answer comes before its own question. The passages in the question's
  * language all come before those in the other language.
@@ -229,10 +230,13 @@ export function scorePassages(question: string, words: string[], passages: Score
     let text = 0;
     let heading = 0;
     let title = 0;
+    let titleWeight = 0;
     words.forEach((w, i) => {
       text += weight[i]! * (holds(p.text, w) + 0.3 * Math.min(3, occurrences(p.text, w)) / 3);
       if (p.kind === 'doc' && !p.intro) heading += holds(p.heading, w);
-      title += holds(p.title, w);
+      const t = holds(p.title, w);
+      title += t;
+      titleWeight += weight[i]! * t;
     });
     // Forum titles are the question itself: they say most of all.
     let s = text / total + (p.kind === 'doc' ? 1.5 * heading + 0.5 * title : 1.75 * title) / words.length;
@@ -240,6 +244,9 @@ export function scorePassages(question: string, words: string[], passages: Score
     if (p.kind === 'post') s *= 0.6;
     if (tableShare(p.markdown || p.text) > 0.5) s *= 0.85;
     if (how && PROCEDURE.test(p.markdown)) s += 0.25;
+    // Accepted answers first: a solved question whose title says at least half of what the reader
+    // asks (by the words' weight) is the reader's own question, and its accepted answer leads.
+    if (p.kind === 'answer' && titleWeight >= 0.5 * total) s += 1;
     return p.sameLang ? 10 + s : s;
   });
   // A solved question's accepted answer comes before the question itself.
@@ -376,16 +383,21 @@ export class RetrievalCache {
   }
 }
 
+/** Every candidate passage for a question's topic words, best first. */
+export async function candidates(db: Db, question: string, words: string[], lang: 'zh-cn' | 'en', member: boolean): Promise<Passage[]> {
+  const [docs, posts] = await Promise.all([docPassages(db, words, member, lang), forumPassages(db, words, lang)]);
+  const all = [...docs, ...posts];
+  scorePassages(question, words, all).forEach((score, i) => { all[i]!.score = score; });
+  return all.sort((a, b) => b.score - a.score);
+}
+
 /** The best passages for a question within the budget, numbered from 1. */
 export async function retrieve(db: Db, question: string, options: RetrieveOptions, cache?: RetrievalCache): Promise<Source[]> {
   const words = keywordsOf(question);
   if (!words.length) return [];
   const lang = readerLang(question, options.locale);
   if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${HOW.test(question) ? 'how' : ''}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
-  const [docs, posts] = await Promise.all([docPassages(db, words, options.member, lang), forumPassages(db, words, lang)]);
-  const all = [...docs, ...posts];
-  scorePassages(question, words, all).forEach((score, i) => { all[i]!.score = score; });
-  all.sort((a, b) => b.score - a.score);
+  const all = await candidates(db, question, words, lang, options.member);
   const limit = options.limit ?? 6;
   const perPassage = Math.max(80, Math.floor(options.tokenBudget / Math.min(limit, Math.max(1, all.length))));
   const chosen: Passage[] = [];
