@@ -37,7 +37,7 @@ const POST_BODY = [
   'Inline `code`, a [link](https://example.com) and **bold** text.',
 ].join('\n');
 
-interface World { env: E2eEnv; member: State; admin: State; postId: number; memberId: number; categoryId: number; uid: string }
+interface World { env: E2eEnv; member: State; admin: State; postId: number; memberId: number; categoryId: number; uid: string; forSale: string }
 let world: World | null = null;
 
 async function api<T = { id?: number }>(page: Page, path: string, data?: unknown): Promise<{ code: number; msg: string; data: T }> {
@@ -65,6 +65,7 @@ async function setUp(browser: Browser): Promise<World> {
   const boss = `a11a${suffix}`;
   const seller = `a11s${suffix}`;
   const uid = `a11y-${suffix}`;
+  const forSale = `a11z-${suffix}`;
   await newMember(env, name);
   await newMember(env, boss, ADMIN_GROUP);
   await newMember(env, seller);
@@ -78,6 +79,11 @@ async function setUp(browser: Browser): Promise<World> {
     values ($1, $2, $3, $4, 'tools', 990, 'published', '1.0.0', $5, $5, $5) returning id`,
   [uid, them!.id, `Module ${suffix}`, 'A module to buy', t]);
   await query(env, `insert into module_version (module_id, version, status, publish_time, create_time) values ($1, '1.0.0', 'published', $2, $2)`, [mod!.id, t]);
+  // A second module the member has not bought: its page offers the purchase and its confirmation dialog.
+  const [other] = await query<{ id: number }>(env, `insert into module (uid, developer_id, name, summary, category, price, score_price, status, latest_version, publish_time, create_time, update_time)
+    values ($1, $2, $3, $4, 'tools', 1990, 500, 'published', '1.0.0', $5, $5, $5) returning id`,
+  [forSale, them!.id, `Module for sale ${suffix}`, 'A module not bought yet', t]);
+  await query(env, `insert into module_version (module_id, version, status, publish_time, create_time) values ($1, '1.0.0', 'published', $2, $2)`, [other!.id, t]);
   const bought = await api(page, '/api/modules/buy', { uid, pay_type: 'balance', nonce: `a11y-buy-${suffix}` });
   expect(bought.code, bought.msg).toBe(1);
   expect((await api(page, '/api/account/signIn', {})).code).toBe(1);
@@ -106,16 +112,28 @@ async function setUp(browser: Browser): Promise<World> {
   const adminPage = await logIn(env, browser, boss);
   const admin = await adminPage.context().storageState();
   await adminPage.context().close();
-  world = { env, member, admin, postId, memberId: me!.id, categoryId, uid };
+  world = { env, member, admin, postId, memberId: me!.id, categoryId, uid, forSale };
   return world;
 }
 
-/** Page types: a path (made from the member's content) and who opens it. */
-const PAGES: { name: string; roles: Role[]; path: (w: World) => string; editor?: boolean }[] = [
+/**
+ * A dialog a page opens, audited open at each language, theme and width, then closed with Escape.
+ * `open` answers false where the page has no such dialog (the chat's drawer exists on phones only).
+ */
+interface Dialog { name: string; role: Role; open: (page: Page, lang: string, width: number) => Promise<boolean> }
+
+/** Page types: a path (made from the member's content), who opens it, and the dialogs it opens. */
+const PAGES: { name: string; roles: Role[]; path: (w: World) => string; editor?: boolean; dialogs?: Dialog[] }[] = [
   { name: 'home', roles: ['visitor', 'member'], path: () => '/' },
   { name: 'ask', roles: ['visitor', 'member'], path: () => '/ask' },
   { name: 'ask unsolved', roles: ['visitor'], path: () => '/ask?tab=unsolved' },
-  { name: 'post', roles: ['visitor', 'member', 'admin'], path: (w) => `/ask/info/${w.postId}` },
+  { name: 'post', roles: ['visitor', 'member', 'admin'], path: (w) => `/ask/info/${w.postId}`, dialogs: [{
+    name: 'member card', role: 'visitor', open: async (page) => {
+      await page.locator('.post-meta a.by-line').first().click();
+      await expect(page.locator('.ucard:not([aria-busy])')).toBeVisible();
+      return true;
+    },
+  }] },
   { name: 'category list', roles: ['visitor'], path: (w) => `/ask/lists/category/${w.categoryId}` },
   { name: 'member posts list', roles: ['visitor'], path: (w) => `/ask/lists/user/${w.memberId}` },
   { name: 'forum search', roles: ['visitor'], path: () => '/ask/search/accessible' },
@@ -128,11 +146,35 @@ const PAGES: { name: string; roles: Role[]; path: (w: World) => string; editor?:
   { name: 'docs editor', roles: ['admin'], path: () => '/md/edit/guide/cli', editor: true },
   { name: 'modules', roles: ['visitor', 'member'], path: () => '/modules' },
   { name: 'module', roles: ['visitor', 'member'], path: (w) => `/modules/${w.uid}` },
-  { name: 'login', roles: ['visitor'], path: () => '/user/login' },
+  { name: 'module for sale', roles: ['member'], path: (w) => `/modules/${w.forSale}`, dialogs: ['balance', 'score'].map((pay) => ({
+    name: `buy with ${pay}`, role: 'member' as Role, open: async (page: Page) => {
+      await page.locator(`button[data-market="ask-buy"][data-pay="${pay}"]`).click();
+      await expect(page.locator(`dialog[data-confirm-pay="${pay}"]`)).toBeVisible();
+      return true;
+    },
+  })) },
+  { name: 'login', roles: ['visitor'], path: () => '/user/login', dialogs: [{
+    name: 'captcha', role: 'visitor', open: async (page, lang) => {
+      await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+      await page.getByLabel(lang === 'en' ? 'Account, e-mail or mobile' : '账户名 / 邮箱 / 手机号').fill('somebody');
+      await page.getByLabel(lang === 'en' ? 'Password' : '密码', { exact: true }).fill('forumpass1');
+      await page.getByLabel(lang === 'en' ? 'Password' : '密码', { exact: true }).press('Enter');
+      await expect(page.locator('.click-captcha img')).toBeVisible();
+      return true;
+    },
+  }] },
   { name: 'register', roles: ['visitor'], path: () => '/user/login?type=register' },
   { name: 'reset password', roles: ['visitor'], path: () => '/reset-password' },
   { name: 'member card', roles: ['visitor', 'member'], path: (w) => `/user/card/${w.memberId}` },
-  { name: 'chat', roles: ['visitor', 'member'], path: () => '/chat' },
+  { name: 'chat', roles: ['visitor', 'member'], path: () => '/chat', dialogs: (['visitor', 'member'] as Role[]).map((role) => ({
+    name: 'conversations drawer', role, open: async (page: Page, _lang: string, width: number) => {
+      if (width > 760) return false;
+      await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+      await page.locator('button[aria-controls="chat-side"]').click();
+      await expect(page.locator('#chat-side[role="dialog"]')).toBeVisible();
+      return true;
+    },
+  })) },
   { name: 'not found', roles: ['visitor'], path: () => '/no-such-page' },
   ...['overview', 'profile', 'changePassword', 'integral', 'balance', 'signIn', 'invoice', 'moduleOrders', 'notice'].map((p) => (
     { name: `account ${p}`, roles: ['member'] as Role[], path: () => `/user/account/${p}` })),
@@ -143,7 +185,16 @@ const PAGES: { name: string; roles: Role[]; path: (w: World) => string; editor?:
   { name: 'private messages', roles: ['member'], path: () => '/user/messageCenter?tab=private' },
   ...['dashboard', 'members', 'groups', 'settings', 'notices', 'reports', 'books', 'market', 'finance', 'modules', 'audit'].map((p) => (
     { name: `admin ${p}`, roles: ['admin'] as Role[], path: () => `/admin/${p}` })),
-  { name: 'admin member', roles: ['admin'], path: (w) => `/admin/members/${w.memberId}` },
+  { name: 'admin member', roles: ['admin'], path: (w) => `/admin/members/${w.memberId}`, dialogs: [{
+    name: 'confirm administrator', role: 'admin', open: async (page) => {
+      const group = page.locator('select[name="group_id"]');
+      const admin = await group.locator('option[data-confirm]').first().getAttribute('value');
+      await group.selectOption(admin!);
+      await group.locator('xpath=ancestor::form').getByRole('button').click();
+      await expect(page.locator('dialog[data-admin-confirm]')).toBeVisible();
+      return true;
+    },
+  }] },
 ];
 
 interface Found { view: string; rule: string; impact: string; nodes: number; targets: string[]; help: string }
@@ -207,6 +258,17 @@ test.describe('axe finds no WCAG 2.2 AA violation', () => {
                 await page.setViewportSize(size);
                 views += 1;
                 found.push(...await audit(page, `${path} ${role} ${lang} ${theme} ${size.width}`, theme === 'dark'));
+              }
+              // Each dialog open, at both widths (opened again at each: a drawer exists on phones only).
+              for (const dialog of spec.dialogs?.filter((d) => d.role === role) ?? []) {
+                for (const size of WIDTHS) {
+                  await page.setViewportSize(size);
+                  await page.goto(path);
+                  if (!await dialog.open(page, lang, size.width)) continue;
+                  views += 1;
+                  found.push(...await audit(page, `${path} ${role} ${lang} ${theme} ${size.width} with ${dialog.name} open`, theme === 'dark'));
+                  await page.keyboard.press('Escape');
+                }
               }
             }
           }
