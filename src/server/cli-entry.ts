@@ -9,7 +9,8 @@ import { join, resolve as resolvePath } from 'node:path';
 import { readConfig } from '../lib/server/env';
 import { createRuntime } from '../lib/server/boot/runtime';
 import { DatabaseLockedError, openDatabase } from '../lib/server/db/client';
-import { USAGE, runCommand, type CliIo } from './cli';
+import { answerWithoutRuntime, runCommand, type CliIo } from './cli';
+import { findCommand, parseCommand } from '../lib/server/commands';
 import { socketPath } from './cli-socket';
 import { RestoreRefused, isEmptySite, restoreBackup } from '../lib/server/admin/backup';
 import { CLI_ACTOR, recordAction } from '../lib/server/admin/audit';
@@ -64,7 +65,9 @@ function viaSocket(path: string, args: string[], io: CliIo): Promise<number | nu
 
 async function restore(args: string[]): Promise<number> {
   const config = { ...readConfig(), logLevel: 'warn' as const };
-  const [file] = args.filter((a) => !a.startsWith('--'));
+  const parsed = parseCommand(findCommand('restore')!, args);
+  if (!parsed.ok) { process.stderr.write(parsed.error); return 2; }
+  const [file] = parsed.args;
   if (!file || !existsSync(resolvePath(file))) {
     process.stderr.write(`Usage: restore <file> [--replace]${file ? ` (no file ${file})` : ''}\n`);
     return 2;
@@ -78,7 +81,7 @@ async function restore(args: string[]): Promise<number> {
       if (alive !== null) { process.stderr.write('The site is running: stop it before restoring.\n'); return 1; }
     }
     if (used) {
-      if (!args.includes('--replace')) {
+      if (!parsed.options.replace) {
         process.stderr.write(`${dir} already holds a database. Restore into an empty DATA_DIR, or add --replace (the old data is kept beside it).\n`);
         return 1;
       }
@@ -109,10 +112,9 @@ async function restore(args: string[]): Promise<number> {
 
 async function main(args: string[]): Promise<number> {
   const [command] = args;
-  if (!command || command === 'help' || command === '--help') {
-    process.stdout.write(USAGE);
-    return command ? 0 : 2;
-  }
+  // The help and usage errors need no database.
+  const answered = answerWithoutRuntime(args, { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t), cwd: process.cwd() });
+  if (answered !== null) return answered;
   if (command === 'restore') return restore(args.slice(1));
   const config = readConfig();
   const io = terminalIo();

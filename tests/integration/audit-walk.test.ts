@@ -1,8 +1,8 @@
 // The audit log is complete (issue 28, item 8): every console API route that changes something and
 // every CLI command that changes something writes an audit row. The lists are derived, not typed:
 // the routes from the route files (src/pages/api/admin/, plus any route or raw route only
-// administrators may write to, such as the market review), the commands from the CLI's usage text
-// minus its read-only set. A new route or command without a call here, or without an audit row,
+// administrators may write to, such as the market review), the commands from the CLI's registry
+// minus its read-only ones. A new route or command without a call here, or without an audit row,
 // fails.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,9 +13,8 @@ import { createRuntime } from '../../src/lib/server/boot/runtime';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { adminLog, developer, developerWithdrawal, module, moduleVersion, user } from '../../src/lib/server/db/schema';
 import { requestInvoice } from '../../src/lib/server/account/invoices';
-import { USAGE, runCommand } from '../../src/server/cli';
-import { READ_ONLY } from '../../src/server/cli-admin';
-import { CHAT_USAGE } from '../../src/server/chat-cli';
+import { runCommand } from '../../src/server/cli';
+import { listCommands } from '../../src/lib/server/commands';
 import type { AccessMethod, MethodAccess } from '../../src/lib/shared/access';
 import { methodsOf, send, type ApiRoute } from '../helpers/api-routes';
 import { prepareAuthzSite, startAuthzServer, type AuthzServer, type AuthzSite } from '../helpers/authz-site';
@@ -107,11 +106,9 @@ describe('the audit log of the console', () => {
   }, 180_000);
 });
 
-/** The commands the usage text names (`a:b`, `backup`, `restore`), alternatives after `|` included. */
-function usageCommands(): string[] {
-  const names = new Set<string>();
-  for (const m of (USAGE + CHAT_USAGE).matchAll(/(?:^ {2}|\| )([a-z]+:[a-z-]+|backup|restore)(?=\s|$)/gm)) names.add(m[1]!);
-  return [...names].sort();
+/** The registered commands that change something (the help is generated from the same registry). */
+function writeCommands(): string[] {
+  return listCommands().filter((c) => !c.readOnly).map((c) => c.name).sort();
 }
 
 describe('the audit log of the CLI', () => {
@@ -182,10 +179,10 @@ describe('the audit log of the CLI', () => {
     };
     // Restoring runs on a stopped site, before any runtime (src/server/cli-entry.ts writes its row).
     const ELSEWHERE = new Set(['restore']);
-    const writes = usageCommands().filter((c) => !READ_ONLY.has(c) && !ELSEWHERE.has(c));
+    const writes = writeCommands().filter((c) => !ELSEWHERE.has(c));
     expect(writes.length).toBeGreaterThan(20);
     expect(writes.filter((c) => !CALLS[c]).map((c) => `${c}: no call in this test`)).toEqual([]);
-    expect(Object.keys(CALLS).filter((c) => !writes.includes(c)).map((c) => `${c}: not a write command of the usage text`)).toEqual([]);
+    expect(Object.keys(CALLS).filter((c) => !writes.includes(c)).map((c) => `${c}: not a registered write command`)).toEqual([]);
     const problems: string[] = [];
     for (const command of Object.keys(CALLS)) {
       let output = '';

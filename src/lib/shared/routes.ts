@@ -3,6 +3,7 @@
 // named route middleware and answers 404 for parameters that fail their rule.
 
 import { CONTROL_CHARS, INT_MAX } from './validation/common';
+import { findMemberPage, memberPages } from './member-pages';
 
 export type Layout = 'ask' | 'common' | 'default' | 'doc' | 'modules' | 'user' | 'none';
 export type RouteMiddleware = 'auth' | 'user-mount';
@@ -29,14 +30,11 @@ const ID: ParamRule = { test: (v) => /^[1-9]\d{0,9}$/.test(v) && Number(v) <= IN
 const SLUG = /^[A-Za-z0-9][\w.-]{0,99}$/;
 const USER = ['user-mount', 'auth'] as const;
 
-/** Children of /user (spec §2) that live in the member-center layout. */
-export const USER_CHILDREN = [
-  'account/balance', 'account/changePassword', 'account/integral', 'account/invoice', 'account/moduleOrders',
-  'account/notice', 'account/overview', 'account/profile', 'account/signIn',
-  'ask/collect', 'ask/comment', 'ask/myReports', 'ask/post', 'ask/reports',
-  'developer/earnings', 'developer/modules', 'developer/orders', 'developer/verif',
-  'market/review', 'messageCenter',
-] as const;
+/** Children of /user (spec §2) that live in the member-center layout: the registered member pages. */
+export const USER_CHILDREN: readonly string[] = memberPages().map((p) => p.path);
+
+/** A member-center page's route: it needs the rule of the same name (its menu entry). */
+const memberRoute = (child: string): RouteDef => ({ name: `user/${child}`, pattern: `/user/${child}`, layout: 'user', middleware: USER, rule: child });
 
 export const ROUTES: readonly RouteDef[] = [
   { name: 'home', pattern: '/', layout: 'default' },
@@ -67,8 +65,7 @@ export const ROUTES: readonly RouteDef[] = [
   { name: 'userCard', pattern: '/user/card/:id', layout: 'none', params: { id: ID } },
   { name: 'userIframe', pattern: '/user/iframe/:url', layout: 'user', middleware: USER, params: { url: /^.{1,2000}$/su } },
   { name: 'user', pattern: '/user', layout: 'user', middleware: USER },
-  // Each member-center page needs the rule of the same name (its menu entry).
-  ...USER_CHILDREN.map((child): RouteDef => ({ name: `user/${child}`, pattern: `/user/${child}`, layout: 'user', middleware: USER, rule: child })),
+  ...USER_CHILDREN.map(memberRoute),
 ];
 
 export interface RouteMatch {
@@ -114,8 +111,12 @@ export function matchRoute(pathname: string): RouteMatch | null {
     });
     return { route, params, valid };
   }
-  return null;
+  // A member page registered after this table was built (a module's).
+  const late = pathname.startsWith('/user/') ? findMemberPage(pathname.slice('/user/'.length).replace(/\/$/, '')) : null;
+  return late ? { route: lateRoutes.get(late.path) ?? lateRoutes.set(late.path, memberRoute(late.path)).get(late.path)!, params: {}, valid: true } : null;
 }
+
+const lateRoutes = new Map<string, RouteDef>();
 
 /** Throws when a route names a middleware nobody registered: called at start and in tests. */
 export function assertRouteMiddleware(known: readonly string[], routes: readonly RouteDef[] = ROUTES): void {

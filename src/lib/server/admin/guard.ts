@@ -5,7 +5,7 @@ import { requireUser } from '../auth/guard';
 import type { Runtime } from '../runtime';
 import type { Locale } from '../../i18n';
 import type { UserRow } from '../account/users';
-import { ADMIN_SECTIONS, findSection, type AdminSection } from './sections';
+import { adminSections, findSection, type AdminSection } from './sections';
 import type { Actor } from './audit';
 
 type Named = { name: string; children?: Named[] };
@@ -17,7 +17,7 @@ const names = (nodes: readonly Named[], into = new Set<string>()): Set<string> =
 /** The console sections a group may use (empty: the console is not for them). */
 export async function allowedSections(runtime: Runtime, groupId: number, locale: Locale): Promise<AdminSection[]> {
   const held = names((await runtime.rules.forGroup(groupId, locale)) as Named[]);
-  return ADMIN_SECTIONS.filter((s) => held.has(s.rule));
+  return adminSections().filter((s) => held.has(s.rule));
 }
 
 /**

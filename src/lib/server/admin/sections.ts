@@ -1,6 +1,9 @@
-// The admin console's sections. Adding one is one entry here (its rule, title key, group) plus its
-// view in src/components/admin/ and its line in src/pages/admin/[...section].astro's VIEWS map;
-// the rule is seeded on the next start and administrators (rules `*`) hold it at once.
+// The admin console's sections, as a registry: one registration carries the section's URL name, the
+// rule a group must hold, its title key, its menu group and the component that draws it (under
+// src/components, read by src/pages/admin/[...path].astro). Adding one is one registerAdminSection
+// plus its component; the rule is seeded on the next start and administrators (rules `*`) hold it
+// at once. A module registers its own at run time.
+import { registry } from '../../shared/registry';
 
 export type SectionGroup = 'overview' | 'people' | 'site' | 'content' | 'records';
 
@@ -14,30 +17,46 @@ export interface AdminSection {
   group: SectionGroup;
   /** Title of the seeded rule (as the member center's rule tree shows it). */
   ruleTitle: string;
+  /** The view: a component under src/components, without `.astro` (e.g. `admin/Members`). */
+  component: string;
+  /** The view of one record (/admin/<name>/<id>); without it a second segment answers 404. */
+  detail?: string;
 }
 
 export const ADMIN_ROOT_RULE = 'admin';
 
-export const ADMIN_SECTIONS: readonly AdminSection[] = [
-  { name: 'dashboard', rule: 'admin/dashboard', title: 'admin.section.dashboard', group: 'overview', ruleTitle: '控制台' },
-  { name: 'members', rule: 'admin/members', title: 'admin.section.members', group: 'people', ruleTitle: '会员管理' },
-  { name: 'groups', rule: 'admin/groups', title: 'admin.section.groups', group: 'people', ruleTitle: '分组与权限' },
-  { name: 'settings', rule: 'admin/settings', title: 'admin.section.settings', group: 'site', ruleTitle: '站点设置' },
-  { name: 'notices', rule: 'admin/notices', title: 'admin.section.notices', group: 'content', ruleTitle: '站内公告' },
-  { name: 'reports', rule: 'admin/reports', title: 'admin.section.reports', group: 'content', ruleTitle: '举报与审核' },
-  { name: 'books', rule: 'admin/books', title: 'admin.section.books', group: 'content', ruleTitle: '文档书籍' },
-  // The market review existed before the console (rule market/review); it keeps its rule.
-  { name: 'market', rule: 'market/review', title: 'admin.section.market', group: 'content', ruleTitle: '市场审核' },
-  { name: 'finance', rule: 'admin/finance', title: 'admin.section.finance', group: 'content', ruleTitle: '发票与提现' },
-  { name: 'modules', rule: 'admin/modules', title: 'admin.section.modules', group: 'content', ruleTitle: '站点模块' },
-  { name: 'audit', rule: 'admin/audit', title: 'admin.section.audit', group: 'records', ruleTitle: '操作日志' },
-];
+const sections = registry<AdminSection>('admin-sections', (s) => s.name);
+
+/** Adds a section (a later registration of the same name replaces it). */
+export function registerAdminSection(section: AdminSection): void {
+  sections.add(section);
+}
+
+/** Every section, in registration order (the console's menu order within a group). */
+export function adminSections(): AdminSection[] {
+  return sections.list();
+}
+
+registerAdminSection({ name: 'dashboard', rule: 'admin/dashboard', title: 'admin.section.dashboard', group: 'overview', ruleTitle: '控制台', component: 'admin/Dashboard' });
+registerAdminSection({ name: 'members', rule: 'admin/members', title: 'admin.section.members', group: 'people', ruleTitle: '会员管理', component: 'admin/Members', detail: 'admin/Member' });
+registerAdminSection({ name: 'groups', rule: 'admin/groups', title: 'admin.section.groups', group: 'people', ruleTitle: '分组与权限', component: 'admin/Groups' });
+registerAdminSection({ name: 'settings', rule: 'admin/settings', title: 'admin.section.settings', group: 'site', ruleTitle: '站点设置', component: 'admin/Settings', detail: 'admin/Settings' });
+registerAdminSection({ name: 'notices', rule: 'admin/notices', title: 'admin.section.notices', group: 'content', ruleTitle: '站内公告', component: 'admin/Notices' });
+registerAdminSection({ name: 'reports', rule: 'admin/reports', title: 'admin.section.reports', group: 'content', ruleTitle: '举报与审核', component: 'admin/Reports' });
+registerAdminSection({ name: 'books', rule: 'admin/books', title: 'admin.section.books', group: 'content', ruleTitle: '文档书籍', component: 'admin/Books' });
+// The market review existed before the console (rule market/review); it keeps its rule and view.
+registerAdminSection({ name: 'market', rule: 'market/review', title: 'admin.section.market', group: 'content', ruleTitle: '市场审核', component: 'user/market/Review' });
+registerAdminSection({ name: 'finance', rule: 'admin/finance', title: 'admin.section.finance', group: 'content', ruleTitle: '发票与提现', component: 'admin/Finance' });
+registerAdminSection({ name: 'modules', rule: 'admin/modules', title: 'admin.section.modules', group: 'content', ruleTitle: '站点模块', component: 'admin/Modules' });
+registerAdminSection({ name: 'audit', rule: 'admin/audit', title: 'admin.section.audit', group: 'records', ruleTitle: '操作日志', component: 'admin/Audit' });
 
 export const SECTION_GROUPS: readonly SectionGroup[] = ['overview', 'people', 'site', 'content', 'records'];
 
 export function findSection(name: string): AdminSection | null {
-  return ADMIN_SECTIONS.find((s) => s.name === name) ?? null;
+  return sections.get(name) ?? null;
 }
 
 /** Rule names the console seeds (members never get them by default). */
-export const ADMIN_RULE_NAMES: readonly string[] = [ADMIN_ROOT_RULE, ...ADMIN_SECTIONS.map((s) => s.rule).filter((r) => r.startsWith('admin/'))];
+export function adminRuleNames(): string[] {
+  return [ADMIN_ROOT_RULE, ...adminSections().map((s) => s.rule).filter((r) => r.startsWith('admin/'))];
+}

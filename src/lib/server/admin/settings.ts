@@ -5,7 +5,7 @@
 import { asc } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { config } from '../db/schema';
-import { DEFAULT_CONFIG } from '../site/seed';
+import { defaultConfig } from '../seeds';
 import { parseSize } from '../site/config';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
@@ -33,13 +33,13 @@ export interface SettingField {
   choices: readonly string[] | null;
 }
 
-const defaults = new Map(DEFAULT_CONFIG.map((c) => [c.name, c.value ?? '']));
 
 function titleOf(locale: Locale, name: string, fallback: string): string {
   return lookup(locale, 'admin', `admin.setting.${name}`) ?? fallback;
 }
 
 export async function settingFields(db: Db, locale: Locale): Promise<SettingField[]> {
+  const defaults = new Map(defaultConfig().map((c) => [c.name, c.value ?? '']));
   const rows = await db.select().from(config).orderBy(asc(config.group), asc(config.weigh), asc(config.id));
   return rows
     .filter((r) => !HIDDEN_TYPES.has(r.type) && !HIDDEN_GROUPS.has(r.group))

@@ -4,6 +4,7 @@ import { askCategory, askPost, askTag, user, type LocalizedText } from '../db/sc
 import type { Locale } from '../../i18n';
 import type { Runtime } from '../runtime';
 import { displayNameSql } from '../db/rows';
+import { registerSeed } from '../seeds';
 
 type CategorySeed = { slug: string; type: 'question' | 'discussion' | 'share' | 'announcement'; title: LocalizedText; description: LocalizedText };
 
@@ -56,3 +57,5 @@ export function forumSidebar(runtime: Runtime, locale: Locale): Promise<{ catego
     return { categories, tags, members };
   });
 }
+
+registerSeed({ name: 'ask/categories', order: 10, run: (db) => seedCategories(db) });

@@ -8,8 +8,8 @@ import { TaggedMemo } from '../tagged-memo';
 import { createMemoryLimiter, createRedisLimiter, type RateLimiter } from '../rate-limit';
 import { readBuildId, type Runtime } from '../runtime';
 import { seedDefaults } from '../site/seed';
-import { seedGuide } from '../md/transfer';
-import { seedMarket } from '../market/seed';
+import { areaSeeds } from '../seeds';
+import './areas';
 import { ConfigStore } from '../site/config';
 import { RulesCache } from '../site/rules';
 import { SessionCache } from '../auth/session-cache';
@@ -30,10 +30,10 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     const seed = async (): Promise<void> => {
       if (opts.seed === false) return;
       for (const line of await seedDefaults(database.db)) log.info(`first start: ${line}`);
-      const guide = await seedGuide(database.db, config.root);
-      if (guide) log.info(`first start: ${guide}`);
-      const market = await seedMarket(database.db);
-      if (market) log.info(`first start: ${market}`);
+      for (const area of areaSeeds()) {
+        const line = await area.run(database.db, { root: config.root });
+        if (line) log.info(`first start: ${line}`);
+      }
     };
     if (opts.migrate !== false) await database.migrate(config.root, seed);
     else await seed();

@@ -2,6 +2,7 @@
 // gathered into frames. Runs in the chat worker thread (completion-worker.ts) or, where that file
 // is not built (astro dev), on the request thread (provider.ts).
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { LRUCache } from 'lru-cache';
 
 /** Longest a model's text waits to be sent with the text after it (the page redraws every 40 ms: useChat's throttle). */
 export const FLUSH_MS = 50;
@@ -26,16 +27,17 @@ export interface CompletionError { name: string; message: string; statusCode?: n
 export interface CompletionEnd { usage: Usage | null; error: CompletionError | null }
 
 type LanguageModel = ReturnType<ReturnType<typeof createOpenAICompatible>['chatModel']>;
-/** A model object per connection: it builds its response schemas once, not per reply. */
-const languageModels = new Map<string, LanguageModel>();
+/**
+ * A model object per connection: it builds its response schemas once, not per reply. Connections
+ * change rarely; a removed one's object is dropped once 32 others were used since.
+ */
+const languageModels = new LRUCache<string, LanguageModel>({ max: 32 });
 
 function languageModel(req: Pick<CompletionRequest, 'baseUrl' | 'apiKey' | 'modelId'>): LanguageModel {
   const key = JSON.stringify([req.baseUrl, req.apiKey, req.modelId]);
   let lm = languageModels.get(key);
   if (!lm) {
     lm = createOpenAICompatible({ name: 'atrium', baseURL: req.baseUrl, apiKey: req.apiKey || undefined, includeUsage: true }).chatModel(req.modelId);
-    // Connections change rarely; a removed one's object is dropped once the map is full.
-    if (languageModels.size >= 32) languageModels.delete(languageModels.keys().next().value!);
     languageModels.set(key, lm);
   }
   return lm;

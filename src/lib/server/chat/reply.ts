@@ -2,6 +2,7 @@
 // model's) as a resumable UI message stream that keeps running when the asker's tab goes away.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import { UI_MESSAGE_STREAM_HEADERS, generateId, type UIMessage, type UIMessageStreamWriter } from 'ai';
 import type { z } from 'zod';
 import type { Runtime } from '../runtime';
@@ -157,8 +158,7 @@ export class ReplyStream {
 }
 
 /** Rendered answers by their markdown: the site assistant says the same thing to the same question. */
-const rendered = new Map<string, string>();
-const RENDERED_MAX = 200;
+const rendered = new LRUCache<string, string>({ max: 200 });
 
 /** Markdown of an answer with its citations linked, rendered and highlighted as every page is. */
 export async function answerHtml(text: string, sources: SourceMeta[]): Promise<string> {
@@ -167,7 +167,6 @@ export async function answerHtml(text: string, sources: SourceMeta[]): Promise<s
   if (hit !== undefined) return hit;
   const html = renderMarkdown(markdown, { highlight: await serverHighlight() }).html;
   rendered.set(markdown, html);
-  if (rendered.size > RENDERED_MAX) rendered.delete(rendered.keys().next().value!);
   return html;
 }
 

@@ -1,6 +1,7 @@
 import type { ConfigStore } from '../site/config';
+import { registerSettings } from '../seeds';
 
-/** The chat's site settings (config rows seeded in db/seed.ts, changed with `config:set` or the admin console). */
+/** The chat's site settings (config rows registered for the seed, changed with `config:set` or the admin console). */
 export const CHAT_SETTINGS = [
   { name: 'chat_max_question', group: 'chat', title: 'Longest question (characters)', type: 'number', value: '4000' },
   { name: 'chat_max_messages', group: 'chat', title: 'Most messages in one conversation', type: 'number', value: '200' },
@@ -9,6 +10,7 @@ export const CHAT_SETTINGS = [
   { name: 'chat_retrieval_tokens', group: 'chat', title: 'Tokens of site passages given to the model', type: 'number', value: '1500' },
   { name: 'chat_default_model', group: 'chat', title: 'Model the page starts with', type: 'string', value: '', tip: 'Empty: the first model the reader may use, else the site assistant' },
 ] as const;
+registerSettings({ name: 'chat', order: 30, rows: CHAT_SETTINGS });
 
 export interface ChatSettings {
   maxQuestion: number;

@@ -3,6 +3,7 @@ import type { Db } from '../db/client';
 import { module, moduleVersion } from '../db/schema';
 import { SITE_MODULES } from '../modules/installs';
 import { moduleText } from './text';
+import { registerSeed } from '../seeds';
 
 /** Modules by developer 0 are Atrium's own: the market shows the site as their developer. */
 export const FIRST_PARTY = 0;
@@ -76,3 +77,5 @@ export async function seedMarket(db: Db): Promise<string | null> {
   }
   return added.length ? `market: listed ${added.join(', ')}` : null;
 }
+
+registerSeed({ name: 'market/first-party', order: 30, run: (db) => seedMarket(db) });

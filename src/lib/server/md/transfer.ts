@@ -7,6 +7,7 @@ import { AppError } from '../http';
 import { readFolder, type FolderBook } from './folder';
 import { createBook } from './books';
 import { createPage, pageTree, readingOrder, savePage } from './pages';
+import { registerSeed } from '../seeds';
 
 /**
  * Imports a folder structure into a book (creating the book when needed): new pages are created
@@ -73,3 +74,5 @@ export async function seedGuide(db: Db, root: string): Promise<string | null> {
   }
   return done.length ? `md: added the user guide ${done.join(', ')}` : null;
 }
+
+registerSeed({ name: 'md/guide', order: 20, run: (db, { root }) => seedGuide(db, root) });

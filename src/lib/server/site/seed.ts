@@ -1,10 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { config, userGroup, userRule } from '../db/schema';
-import { seedCategories } from '../ask/categories';
-import { ADMIN_ROOT_RULE, ADMIN_RULE_NAMES, ADMIN_SECTIONS } from '../admin/sections';
-import { MESSAGE_CONFIG } from '../messages/settings';
-import { CHAT_SETTINGS } from '../chat/settings';
+import { ADMIN_ROOT_RULE, adminRuleNames, adminSections } from '../admin/sections';
+import { defaultConfig, registerSettings, type ConfigSeed } from '../seeds';
+import { memberMenus, memberModeratorRules, memberPages, type MemberPage } from '../../shared/member-pages';
 
 export const VERSION = 'v0.1.0';
 /** Group ids every site has: new members join MEMBER_GROUP; ADMIN_GROUP's rules are `*`. */
@@ -19,9 +18,8 @@ export const DEFAULT_HEAD_NAV = [
   { title: { 'zh-cn': 'AI 对话', en: 'AI Chat' }, url: '/chat' },
 ];
 
-type ConfigSeed = Pick<typeof config.$inferInsert, 'name' | 'group' | 'title' | 'type' | 'value' | 'tip'>;
-
-export const DEFAULT_CONFIG: ConfigSeed[] = [
+/** The site's own settings and those of the areas that predate the settings registry (lib/server/seeds.ts). */
+const SITE_CONFIG: ConfigSeed[] = [
   { name: 'site_name', group: 'basics', title: 'Site name', type: 'string', value: 'Atrium' },
   { name: 'record_number', group: 'basics', title: 'Record number', type: 'string', value: '' },
   { name: 'version', group: 'basics', title: 'Version', type: 'string', value: VERSION },
@@ -49,10 +47,13 @@ export const DEFAULT_CONFIG: ConfigSeed[] = [
   { name: 'upload_save_name', group: 'upload', title: 'Save name template', type: 'string', value: '/storage/{topic}/{year}{mon}{day}/{fileName}{fileSha1}{.suffix}' },
   { name: 'backup_keep', group: 'backup', title: 'Nightly backups kept (0: no nightly backup)', type: 'number', value: '0', tip: 'Written to DATA_DIR/backups after 03:00 site time' },
   { name: 'upload_params', group: 'upload', title: 'Upload parameters', type: 'json', value: '{}', tip: 'A numeric "error" (with "message") rejects every upload with that code' },
-  ...MESSAGE_CONFIG,
-  ...CHAT_SETTINGS,
-  { name: 'upload_daily_quota', group: 'upload', title: 'Upload quota per member per day (cloud modes)', type: 'string', value: '0', tip: 'e.g. 2gb; 0 = no limit' },
 ];
+registerSettings({ name: 'site', order: 10, rows: SITE_CONFIG });
+// The messages (order 20, messages/settings.ts) and chat (30, chat/settings.ts) settings come
+// between; this one was added after them.
+registerSettings({ name: 'upload-quota', order: 40, rows: [
+  { name: 'upload_daily_quota', group: 'upload', title: 'Upload quota per member per day (cloud modes)', type: 'string', value: '0', tip: 'e.g. 2gb; 0 = no limit' },
+] });
 
 interface RuleSeed {
   type: (typeof userRule.$inferInsert)['type'];
@@ -65,49 +66,29 @@ interface RuleSeed {
   children?: RuleSeed[];
 }
 
-const menu = (name: string, title: string, icon: string): RuleSeed => ({ type: 'menu', name, title, path: name, icon });
+/** The member center's rules, from the registered pages (lib/shared/member-pages/): each menu folder with its pages, then the pages of no folder. */
+export function memberCenterRules(): RuleSeed[] {
+  const pageRule = (p: MemberPage): RuleSeed => ({
+    type: p.kind ?? 'menu', name: p.path, title: p.title, path: p.path, ...(p.icon ? { icon: p.icon } : {}),
+    ...(p.buttons?.length ? { children: p.buttons.map((b): RuleSeed => ({ type: 'button', name: b.name, title: b.title, path: '' })) } : {}),
+  });
+  const pages = memberPages();
+  return [
+    ...memberMenus().map((m): RuleSeed => ({ type: 'menu_dir', name: m.name, title: m.title, path: m.name, icon: m.icon, children: pages.filter((p) => p.menu === m.name).map(pageRule) })),
+    ...pages.filter((p) => !p.menu).map(pageRule),
+  ];
+}
 
-/** The member-center rule tree: one menu entry per /user child of spec §2. */
-export const DEFAULT_RULES: RuleSeed[] = [
-  { type: 'menu_dir', name: 'account', title: '我的账户', path: 'account', icon: 'user', children: [
-    menu('account/overview', '账户概览', 'home'),
-    menu('account/profile', '个人资料', 'id-card'),
-    menu('account/changePassword', '修改密码', 'key'),
-    menu('account/integral', '积分记录', 'star'),
-    { ...menu('account/balance', '余额记录', 'wallet'), children: [
-      { type: 'button', name: 'account/balance/export', title: '导出余额记录', path: '' },
-    ] },
-    menu('account/signIn', '每日签到', 'calendar'),
-    menu('account/invoice', '发票', 'receipt'),
-    menu('account/moduleOrders', '模块订单', 'package'),
-    menu('account/notice', '站内公告', 'bell'),
-  ] },
-  { type: 'menu_dir', name: 'ask', title: '社区', path: 'ask', icon: 'chat', children: [
-    menu('ask/post', '我的帖子', 'edit'),
-    menu('ask/comment', '我的回复', 'reply'),
-    menu('ask/collect', '我的收藏', 'bookmark'),
-    menu('ask/myReports', '我的举报', 'flag'),
-    { ...menu('ask/reports', '举报处理', 'flag'), children: [
-      { type: 'button', name: 'ask/moderate', title: '管理帖子', path: '' },
-    ] },
-  ] },
-  { type: 'menu_dir', name: 'developer', title: '开发者', path: 'developer', icon: 'code', children: [
-    menu('developer/verif', '开发者认证', 'badge'),
-    menu('developer/modules', '我的模块', 'package'),
-    menu('developer/orders', '销售订单', 'list'),
-    menu('developer/earnings', '收益', 'chart'),
-  ] },
-  { type: 'menu_dir', name: 'market', title: '市场管理', path: 'market', icon: 'shield', children: [
-    { ...menu('market/review', '市场审核', 'check'), children: [
-      { type: 'button', name: 'market/approve', title: '审核开发者与模块', path: '' },
-      { type: 'button', name: 'market/install', title: '安装站点模块', path: '' },
-    ] },
-  ] },
-  { type: 'route', name: 'messageCenter', title: '消息中心', path: 'messageCenter' },
+/**
+ * The rule tree: the member-center menu (one entry per /user child of spec §2, as registered when
+ * the seed runs), then the rules of what members do elsewhere.
+ */
+const defaultRules = (): RuleSeed[] => [
+  ...memberCenterRules(),
   // Creating docs books and running one's own from /md/edit (administrators hold it through `*`).
   { type: 'route', name: 'md/book', title: '创建与管理文档书籍', path: '/md/edit', extend: 'add_rules_only' },
   // The admin console (/admin): one rule per section, never shown as member-center menus.
-  { type: 'route', name: ADMIN_ROOT_RULE, title: '管理后台', path: '/admin', extend: 'add_rules_only', children: ADMIN_SECTIONS
+  { type: 'route', name: ADMIN_ROOT_RULE, title: '管理后台', path: '/admin', extend: 'add_rules_only', children: adminSections()
     .filter((s) => s.rule.startsWith('admin/'))
     .map((s) => ({ type: 'route' as const, name: s.rule, title: s.ruleTitle, path: `/admin/${s.name}`, extend: 'add_rules_only' })) },
   // What members do outside the member center, each a rule API routes declare (access.rule): a
@@ -129,7 +110,7 @@ export const DEFAULT_RULES: RuleSeed[] = [
 const now = (): number => Math.floor(Date.now() / 1000);
 
 /** Rules members do not get by default: the report list, the moderation button, the market review, creating books, the console. */
-export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market/review', 'market/approve', 'market/install', 'md/book', ...ADMIN_RULE_NAMES];
+export const moderatorRules = (): string[] => [...memberModeratorRules(), 'md/book', ...adminRuleNames()];
 
 /**
  * Fills an empty database with the defaults a new site needs. Idempotent: existing rows are
@@ -138,7 +119,7 @@ export const MODERATOR_RULES = ['ask/reports', 'ask/moderate', 'market', 'market
 export async function seedDefaults(db: Db): Promise<string[]> {
   const done: string[] = [];
   const existing = new Set((await db.select({ name: config.name }).from(config)).map((r) => r.name));
-  const missing = DEFAULT_CONFIG.filter((c) => !existing.has(c.name));
+  const missing = defaultConfig().filter((c) => !existing.has(c.name));
   if (missing.length) {
     await db.insert(config).values(missing.map((c, i) => ({ ...c, weigh: 100 - i, updateTime: now() }))).onConflictDoNothing();
     done.push(`config: added ${missing.map((c) => c.name).join(', ')}`);
@@ -163,8 +144,9 @@ export async function seedDefaults(db: Db): Promise<string[]> {
       if (node.children) await insertTree(node.children, id);
     }
   };
-  await insertTree(DEFAULT_RULES, 0);
+  await insertTree(defaultRules(), 0);
   if (addedRules.length) done.push(fresh ? `user_rule: added the member-center menu (${addedRules.length} rules)` : `user_rule: added ${addedRules.map((r) => r.name).join(', ')}`);
+  const MODERATOR_RULES = moderatorRules();
   if (!fresh && addedRules.length) {
     // What a newer version adds keeps what each group could do (BuildAdmin's rule): a new rule goes
     // to every group holding its parent, and a new top-level rule (a capability that was open to
@@ -198,7 +180,5 @@ export async function seedDefaults(db: Db): Promise<string[]> {
     await db.execute(sql`select setval(pg_get_serial_sequence('user_group', 'id'), (select max(id) from user_group))`);
     done.push('user_group: added the member group and the administrator group');
   }
-  const category = await seedCategories(db);
-  if (category) done.push(category);
   return done;
 }
