@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const PAGES = ['/', '/ask', '/ask/post', '/ask/search/atrium', '/chat', '/md', '/modules', '/user/login'];
 
@@ -198,7 +199,7 @@ test('an island whose code is gone after a new deployment reloads to the page be
   });
   await page.route('**/build-manifest.json*', (route) => route.fulfill({ json: { id: 'next-build' } }));
   await page.route(/\/_astro\/ChatApp\.[\w-]+\.js/, (route) => (stale ? route.fulfill({ status: 404, body: '' }) : route.continue()));
-  const reloaded = page.waitForRequest((r) => r.resourceType() === 'document', { timeout: 10_000 });
+  const reloaded = page.waitForRequest((r) => r.resourceType() === 'document', { timeout: scaled(10_000) });
   await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: 'AI 对话' }).click();
   await reloaded;
   expect(documents).toEqual(['/chat']);

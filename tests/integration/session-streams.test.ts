@@ -19,6 +19,7 @@ import { loginAs } from '../helpers/members';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
 import { freshPostgres, postJson } from '../helpers/server';
 import { openSse, type SseClient } from '../helpers/sse';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 const DB = process.env.TEST_DATABASE_URL;
@@ -64,8 +65,8 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
   };
   /** The stream ends within a second of `started`, and its last event says why. */
   const endsWithin = async (s: SseClient, started: number, reason: string): Promise<void> => {
-    await s.waitForEnd(1000);
-    expect(Date.now() - started).toBeLessThan(1000);
+    await s.waitForEnd(scaled(1000));
+    expect(Date.now() - started).toBeLessThan(scaled(1000));
     expect(s.events.at(-1)).toMatchObject({ event: 'end', data: { reason } });
   };
   const privateTexts = (s: SseClient): unknown[] => s.events.filter((e) => e.event === 'message').map((e) => (e.data.message as { content: string }).content);
@@ -178,8 +179,8 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     // Read to the end: the reply itself would run for a minute and a half.
     const ended = (async () => { while (!(await reader.read()).done) { /* the rest until it ends */ } })();
     try {
-      await Promise.race([ended, new Promise((_, fail) => setTimeout(() => fail(new Error('the resumed reply was still streaming after 1 s')), 1000))]);
-      expect(Date.now() - started).toBeLessThan(1000);
+      await Promise.race([ended, new Promise((_, fail) => setTimeout(() => fail(new Error(`the resumed reply was still streaming after ${scaled(1000)} ms`)), scaled(1000)))]);
+      expect(Date.now() - started).toBeLessThan(scaled(1000));
     } finally {
       await reader.cancel().catch(() => undefined);
       // The reply itself runs on (as after any disconnect) until it is stopped.
