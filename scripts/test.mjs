@@ -1,6 +1,6 @@
 // `npm test`: lint, types, unit tests, build, integration tests (PGlite; PostgreSQL and Redis when
 // TEST_DATABASE_URL / TEST_REDIS_URL are set), then end-to-end tests in Debian's Chromium.
-//   node scripts/test.mjs [all|unit|integration|e2e|static]
+//   node scripts/test.mjs [all|unit|integration|e2e|static] [test files…]   (files: for one layer)
 //
 // The layers run in three lanes side by side, each line of output prefixed with its step's name:
 //   prepare (build when stale, template databases) → end-to-end tests
@@ -18,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = join(root, 'tests', '.tmp');
 const mode = process.argv[2] ?? 'all';
+/** Test files (or name filters) handed to the one layer asked for. */
+const only = mode === 'all' || mode === 'static' ? [] : process.argv.slice(3);
 const serial = process.env.TEST_SERIAL === '1';
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -100,7 +102,7 @@ function slowest(title, items) {
 async function vitest(project) {
   const out = join(tmp, `vitest-${project}.json`);
   rmSync(out, { force: true });
-  await run(`${project} tests`, 'vitest', ['run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`], { ATRIUM_TEST_PREPARED: project === 'integration' ? '1' : '' });
+  await run(`${project} tests`, 'vitest', ['run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...only], { ATRIUM_TEST_PREPARED: project === 'integration' ? '1' : '' });
   countVitest(out, project);
 }
 
@@ -111,7 +113,7 @@ async function e2e() {
     return;
   }
   const out = join(tmp, 'playwright.json');
-  await run('end-to-end tests', 'playwright', ['test', '--reporter=line,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: out, ATRIUM_TEST_PREPARED: '1' });
+  await run('end-to-end tests', 'playwright', ['test', '--reporter=line,json', ...only], { PLAYWRIGHT_JSON_OUTPUT_NAME: out, ATRIUM_TEST_PREPARED: '1' });
   countPlaywright(out);
 }
 
