@@ -85,7 +85,7 @@ describe.each(MODES)('message center on $name', ({ pg }) => {
     srv = await startInProcess(env);
     for (const name of ['ann', 'bob', 'cat', 'dan']) await member(name, { email: `${name}@example.test` });
     await member('newbie', { fresh: true });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     for (const s of streams) s.close();
     await second?.stop();

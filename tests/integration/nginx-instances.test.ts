@@ -82,7 +82,7 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
     }
     servers = await Promise.all([startServer({ env }), startServer({ env })]);
     nginx = await startNginx(servers.map((s) => s.port), { pin: true });
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await nginx?.stop();
