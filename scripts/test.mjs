@@ -26,6 +26,16 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 const failed = [];
 const timings = [];
 const runStarted = Date.now();
+/** The steps running now: a signal to this process goes on to them (Playwright then stops its server and browsers). */
+const children = new Set();
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    stopping = true;
+    for (const child of children) child.kill(sig);
+    failed.push(`stopped by ${sig}`);
+  });
+}
 
 if (!['all', 'unit', 'integration', 'e2e', 'static'].includes(mode)) {
   console.error('usage: node scripts/test.mjs [all|unit|integration|e2e|static]');
@@ -34,11 +44,13 @@ if (!['all', 'unit', 'integration', 'e2e', 'static'].includes(mode)) {
 
 /** Runs one step as a child process; its output is printed line by line behind `[name]`. Resolves to success. */
 function run(name, cmd, args, env = {}) {
+  if (stopping) return Promise.resolve(false);
   const tag = `[${name}]`;
   console.log(`\n[test] ${name}: ${cmd} ${args.join(' ')}`);
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', ...env } });
+    children.add(child);
     for (const stream of [child.stdout, child.stderr]) {
       let rest = '';
       stream.setEncoding('utf8');
@@ -50,6 +62,7 @@ function run(name, cmd, args, env = {}) {
       stream.on('end', () => { if (rest.trim()) process.stdout.write(`${tag} ${rest}\n`); });
     }
     const done = (ok) => {
+      children.delete(child);
       const seconds = (Date.now() - started) / 1000;
       timings.push({ name, seconds, ok });
       console.log(`[test] ${name} ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s`);
