@@ -94,7 +94,8 @@ test('a notification pauses while hovered, closes on Escape and stacks with 16 p
   await notify(page, { message: 'Second', type: 'error', duration: 0, title: 'Oops' });
   const first = page.locator('.ba-notify', { hasText: 'First' });
   const second = page.getByRole('alert').filter({ hasText: 'Second' });
-  await page.waitForTimeout(300); // the entry animation moves them a few pixels
+  // The entry animation moves them a few pixels: measured once it has run out (however long that takes here).
+  for (const el of [first, second]) await el.evaluate((node) => Promise.all(node.getAnimations().map((a) => a.finished)));
   const a = (await first.boundingBox())!;
   const b = (await second.boundingBox())!;
   expect(b.y - (a.y + a.height)).toBeCloseTo(16, 0);
