@@ -77,9 +77,11 @@ test('dark mode persists and is painted before any script runs', async ({ page, 
 });
 
 test('a notification pauses while hovered, closes on Escape and stacks with 16 px gaps', async ({ page }) => {
-  // The page's clock is the test's: a busy machine must not close the notification before the hover lands.
+  // The page's clock is the test's, and stopped: a busy machine must not close the notification before
+  // the hover lands (an installed clock alone still runs with the wall clock; pauseAt stops it).
   await page.clock.install();
   await page.goto('/');
+  await page.clock.pauseAt(Date.now() + 1000);
   await notify(page, { message: 'Saved', type: 'success', duration: 800 });
   const saved = page.getByRole('status').filter({ hasText: 'Saved' });
   await expect(saved).toBeVisible();
