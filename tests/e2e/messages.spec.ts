@@ -182,14 +182,18 @@ test('without EventSource the badge falls back to polling at the interval the se
   const polls: number[] = [];
   page.on('request', (r) => { if (r.url().includes('/api/interaction/count')) polls.push(Date.now()); });
   await page.context().addInitScript(() => { delete (window as { EventSource?: unknown }).EventSource; });
+  // The page's clock is the test's: the interval is moved through, not waited for.
+  await page.clock.install();
   await page.goto('/ask');
   await hydrated(page);
   await expect.poll(() => polls.length, { timeout: scaled(5000) }).toBeGreaterThan(0);
+  await page.clock.pauseAt(Date.now() + 500);
   const readerId = (await query<{ id: number }>(env, 'select id from "user" where username = $1', [reader]))[0]!.id;
   const sent = await w.request.post('/api/interaction/sendMessage', { headers: { origin: baseURL! }, data: { user_id: readerId, content: 'polled' } });
   expect(((await sent.json()) as { code: number }).code).toBe(1);
   // The default interval without a stream is 15 s.
-  await expect(badge(page)).toHaveText('1', { timeout: scaled(20_000) });
+  await page.clock.runFor(15_500);
+  await expect(badge(page)).toHaveText('1');
   expect(streams.open()).toBe(0);
   expect(polls.length).toBeGreaterThanOrEqual(2);
   await page.context().close();
