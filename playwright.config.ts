@@ -1,12 +1,14 @@
 import { defineConfig } from '@playwright/test';
+import { scaled } from './tests/helpers/time-scale.mjs';
 
 const PORT = Number(process.env.E2E_PORT ?? 4399);
 
 // Debian's Chromium, never a downloaded browser (`apt-get install -y chromium`).
+// Timeouts only catch a hang; they grow on a machine with few cores (tests/helpers/time-scale.mjs).
 export default defineConfig({
   testDir: 'tests/e2e',
-  timeout: 30_000,
-  expect: { timeout: 7_000 },
+  timeout: scaled(30_000),
+  expect: { timeout: scaled(7_000) },
   workers: 2,
   reporter: process.env.CI ? 'line' : 'list',
   use: {
@@ -25,7 +27,7 @@ export default defineConfig({
     url: `http://127.0.0.1:${PORT}/healthz`,
     env: { E2E_PORT: String(PORT) },
     reuseExistingServer: false,
-    timeout: 90_000,
+    timeout: scaled(90_000),
     stdout: 'ignore',
     stderr: 'pipe',
   },

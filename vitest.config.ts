@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { scaled } from './tests/helpers/time-scale.mjs';
+
+// Timeouts only catch a hang; they grow on a machine with few cores (tests/helpers/time-scale.mjs).
 
 export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' },
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', testTimeout: scaled(5_000), hookTimeout: scaled(10_000) },
       },
       {
         test: {
@@ -12,8 +15,8 @@ export default defineConfig({
           include: ['tests/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['tests/helpers/global-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 180_000,
+          testTimeout: scaled(30_000),
+          hookTimeout: scaled(180_000),
           maxWorkers: 2,
         },
       },

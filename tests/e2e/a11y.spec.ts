@@ -12,6 +12,7 @@ import { expect, test, type Browser, type BrowserContext, type Page } from '@pla
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
 import { htmlErrors } from './html-validate';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const WIDTHS = [{ width: 1366, height: 900 }, { width: 390, height: 844 }] as const;
@@ -209,7 +210,7 @@ const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 async function audit(page: Page, view: string, colourOnly: boolean): Promise<Found[]> {
   // Islands that hydrate on load may change the page: audit once they have.
   await page.waitForLoadState('load');
-  await page.waitForFunction(() => !document.querySelector('astro-island[ssr][client="load"]'), undefined, { timeout: 5000 }).catch(() => undefined);
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr][client="load"]'), undefined, { timeout: scaled(5000) }).catch(() => undefined);
   const axe = new AxeBuilder({ page }).withTags(TAGS);
   const result = await (colourOnly ? axe.withRules(COLOUR_RULES) : axe).analyze();
   return result.violations.map((v) => ({
@@ -221,7 +222,7 @@ async function audit(page: Page, view: string, colourOnly: boolean): Promise<Fou
 test.describe('axe finds no WCAG 2.2 AA violation', () => {
   test.describe.configure({ mode: 'parallel' });
   test.beforeAll(async ({ browser }) => {
-    test.setTimeout(240_000);
+    test.setTimeout(scaled(240_000));
     if (!readEnv().databaseUrl) return;
     await setUp(browser);
   });
@@ -229,7 +230,7 @@ test.describe('axe finds no WCAG 2.2 AA violation', () => {
   for (const spec of PAGES) {
     test(spec.name, async ({ browser }) => {
       test.skip(!world, 'set TEST_DATABASE_URL to run the accessibility sweep (.ci/run does)');
-      test.setTimeout(240_000 * spec.roles.length);
+      test.setTimeout(scaled(240_000 * spec.roles.length));
       const w = world!;
       const path = spec.path(w);
       const found: Found[] = [];
@@ -289,7 +290,7 @@ test.describe('axe finds no WCAG 2.2 AA violation', () => {
 // focus goes back to where it was; axe finds nothing wrong with it open. Typed with the keyboard.
 for (const lang of LANGS) {
   test(`the captcha dialog keeps focus, closes on Escape and hands focus back (${lang})`, async ({ browser }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(scaled(90_000));
     const context = await browser.newContext({ locale: lang === 'en' ? 'en-US' : 'zh-CN' });
     await context.addCookies([{ name: 'ba-lang', value: lang, url: test.info().project.use.baseURL! }]);
     const page = await context.newPage();
@@ -328,7 +329,7 @@ for (const lang of LANGS) {
 // On a phone the chat's conversation list is a drawer: closed, Tab never walks into it; open, it is
 // a modal dialog that holds focus, closes on Escape and hands focus back to its button.
 test('the chat drawer on a phone is modal when open and out of reach when closed', async ({ browser }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(scaled(90_000));
   const context = await browser.newContext({ locale: 'en-US', viewport: { width: 390, height: 800 } });
   await context.addCookies([{ name: 'ba-lang', value: 'en', url: test.info().project.use.baseURL! }]);
   const page = await context.newPage();

@@ -11,6 +11,7 @@ import zh from '../../src/lib/i18n/zh-cn/admin';
 import { startServer, type TestServer } from '../helpers/server';
 import { prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
 import { TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 async function noSidewaysScroll(page: Page): Promise<void> {
   const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
@@ -32,7 +33,7 @@ for (const width of [1366, 390]) {
     test.use({ viewport: { width, height: phone ? 844 : 900 } });
 
     test.beforeAll(async () => {
-      test.setTimeout(180_000);
+      test.setTimeout(scaled(180_000));
       mkdirSync(TMP, { recursive: true });
       dataDir = mkdtempSync(join(TMP, `e2e-admin-${width}-`));
       // The migrated template of the integration run, when there is one, saves the first migration.
@@ -47,7 +48,7 @@ for (const width of [1366, 390]) {
     });
 
     test('first start to the first decisions', async ({ page }) => {
-      test.setTimeout(120_000);
+      test.setTimeout(scaled(120_000));
       const shot = (name: string) => page.screenshot({ path: join(TMP, `admin-${width}-${name}.png`), fullPage: true });
       // First start: the link the server printed.
       const link = setupPath(srv.logs());

@@ -5,6 +5,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { atrium, logIn, newMember, readEnv, withLock, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -25,7 +26,7 @@ async function visitor(browser: Browser, lang: 'zh-cn' | 'en'): Promise<Page> {
 
 test('a book is created, given an editor, written, archived and restored without the CLI', async ({ browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the member flows (.ci/run does)');
-  test.setTimeout(180_000);
+  test.setTimeout(scaled(180_000));
   const s = Date.now().toString(36).slice(-6);
   const boss = `bkb${s}`;
   const writer = `bkw${s}`;
@@ -77,7 +78,7 @@ test('a book is created, given an editor, written, archived and restored without
   await withLock('editor-module', async () => {
     atrium(env, 'module:install', 'editor');
     await editor.goto(`/md/edit/${name}`);
-    await expect(editor.locator('[data-testid=doc-editor][data-ready=true]')).toBeVisible({ timeout: 15_000 });
+    await expect(editor.locator('[data-testid=doc-editor][data-ready=true]')).toBeVisible({ timeout: scaled(15_000) });
     const first = editor.getByTestId('new-page-form');
     await first.getByLabel('页面名称（用于地址）').fill('day-1');
     await first.getByLabel('标题').fill('第一天');

@@ -6,6 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
 import { answers, ask, openChat } from './chat-page';
 import { mockReplyWords, startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv;
 let mock: MockOpenAI;
@@ -51,7 +52,7 @@ test('Stop right after sending: the part received, the stopped mark and Regenera
   // The server stopped too: its reply is stopped, and what it kept is what the page shows, no more
   // (40 words at 200 ms would have gone on for 8 s).
   const chatId = new URL(page.url()).searchParams.get('c')!;
-  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: 10_000 }).toBe('stopped');
+  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: scaled(10_000) }).toBe('stopped');
   await page.waitForTimeout(1500);
   const stored = await query<{ text: string; metadata: { status?: string } }>(env, "select text, metadata from chat_message where conversation_id = $1 and role = 'assistant'", [chatId]);
   expect(stored).toHaveLength(1);
@@ -68,7 +69,7 @@ test('Stop right after sending: the part received, the stopped mark and Regenera
   await page.locator('.chat-model select').selectOption('e2e-stop-fast');
   await answers(page).last().getByRole('button', { name: '重新生成' }).click();
   await expect(answers(page)).toHaveCount(1);
-  await expect(answers(page).last()).toContainText('see the guide', { timeout: 10_000 });
+  await expect(answers(page).last()).toContainText('see the guide', { timeout: scaled(10_000) });
   await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible();
   await expect(answers(page).last()).not.toContainText('已停止');
   await expect(answers(page).last().locator('.chat-branch')).toContainText('2/2');
@@ -90,33 +91,33 @@ test('a visitor who stops right after sending sees the same part after a reload'
   await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible();
   const shown = await shownText(page);
   const chatId = new URL(page.url()).searchParams.get('c')!;
-  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: 10_000 }).toBe('stopped');
+  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: scaled(10_000) }).toBe('stopped');
   await page.reload();
   await expect(answers(page).last()).toContainText('已停止');
   expect(await shownText(page)).toBe(shown);
 });
 
 test('a reply that ended before the stop reached the server shows whole, without the stopped mark', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   await openChat(page, 'e2e-stop-slow');
   let chatId = '';
   // The stop is held until the server has finished the reply (a stop that came too late).
   await page.route('**/api/chat/stop', async (route) => {
-    await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: 15_000 }).toBe('done');
+    await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: scaled(15_000) }).toBe('done');
     await route.continue();
   });
   // A slow line: the page receives the reply seconds after the server has written it all.
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: 3000, uploadThroughput: -1 });
   await ask(page, 'Finish before the stop');
-  await expect(answers(page).last()).toContainText('Answer to', { timeout: 25_000 });
+  await expect(answers(page).last()).toContainText('Answer to', { timeout: scaled(25_000) });
   chatId = new URL(page.url()).searchParams.get('c')!;
-  const told = page.waitForResponse('**/api/chat/stop', { timeout: 60_000 });
+  const told = page.waitForResponse('**/api/chat/stop', { timeout: scaled(60_000) });
   await page.getByRole('button', { name: '停止' }).click();
   // Once the server has answered the stop (nothing was running any more), the page has done all it does.
   expect((await told).ok()).toBe(true);
   await page.waitForTimeout(1000);
-  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: 15_000 });
+  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: scaled(15_000) });
   await expect(answers(page).last()).toContainText('see the guide [1].');
   expect(await shownText(page)).toBe(flat(mockReplyWords('Finish before the stop', WORDS).join('')));
   await expect(answers(page).last()).not.toContainText('已停止');

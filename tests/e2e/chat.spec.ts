@@ -5,6 +5,7 @@ import { expect, test } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
 import { answers, ask, openChat } from './chat-page';
 import { mockReplyWords, startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv;
 let mock: MockOpenAI;
@@ -68,7 +69,7 @@ test('stop ends the reply; regenerate and edit-and-resend keep the earlier branc
   // The server stopped it too: the page sent this browser's key, without which a visitor's stop stops nothing.
   await expect(page).toHaveURL(/\?c=/);
   const chatId = new URL(page.url()).searchParams.get('c')!;
-  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: 15_000 }).toBe('stopped');
+  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: scaled(15_000) }).toBe('stopped');
   const stopped = (await answer.locator('.markdown-body').innerText()).length;
 
   await page.locator('.chat-model select').selectOption('e2e-mock');
@@ -96,8 +97,8 @@ test('a reply keeps streaming through a reload and finishes', async ({ page }) =
   await expect(page).toHaveURL(/\?c=/);
   await page.reload();
   // 40 words at 150 ms: the end arrives after the reload, through the resumed stream.
-  await expect(answers(page).last()).toContainText('see the guide [1].', { timeout: 15_000 });
-  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: 15_000 });
+  await expect(answers(page).last()).toContainText('see the guide [1].', { timeout: scaled(15_000) });
+  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: scaled(15_000) });
   // The whole reply once: nothing lost or repeated across the reload.
   const text = await answers(page).last().locator('.markdown-body').innerText();
   expect(text.replace(/\s+/g, ' ').trim()).toBe(mockReplyWords('Explain the page cache', 40).join('').replace(/\s+/g, ' ').trim());
@@ -112,9 +113,9 @@ test('a visitor who comes back after the reply ended sees it whole', async ({ pa
   const chatId = new URL(url).searchParams.get('c')!;
   // Away while it is written (40 words at 150 ms), back once it ended: the browser kept only a part.
   await page.goto('/');
-  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: 15_000 }).toBe('done');
+  await expect.poll(async () => (await query<{ status: string }>(env, 'select status from chat_reply where chat_id = $1', [chatId]))[0]?.status, { timeout: scaled(15_000) }).toBe('done');
   await page.goto(url);
-  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: 15_000 });
+  await expect(answers(page).last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: scaled(15_000) });
   const text = await answers(page).last().locator('.markdown-body').innerText();
   expect(text.replace(/\s+/g, ' ').trim()).toBe(mockReplyWords('Explain the backups', 40).join('').replace(/\s+/g, ' ').trim());
 });

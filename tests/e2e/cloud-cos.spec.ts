@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { addMember, logInTo, randomFile, startCloudSite, storedSha1, type CloudSite } from './cloud-upload';
 import { startCosGateway, type CosGateway } from '../helpers/cos-gateway';
 import { qSign } from '../helpers/cos-sign';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const MB = 1024 * 1024;
@@ -21,7 +22,7 @@ const made: string[] = [];
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(scaled(180_000));
   if (!process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL) return;
   site = await startCloudSite({ COS_SECRET_ID: 'test:tester', COS_SECRET_KEY: 'testing', COS_STS: 'local' }, { bucket: BUCKET, region: 'ap-guangzhou' });
   gateway = await startCosGateway({ backend: site.swift.endpoint, accessKeyId: site.swift.accessKeyId, secretAccessKey: site.swift.secretAccessKey, master: 'testing' });
@@ -53,7 +54,7 @@ async function progressOf(page: Page): Promise<number> {
 
 test('cos: 200 MB paused, resumed, reloaded mid-way and resumed with only the missing parts; the stored object is the file', async ({ browser }) => {
   test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
-  test.setTimeout(300_000);
+  test.setTimeout(scaled(300_000));
   const size = 200 * MB;
   const file = randomFile('big.png', size);
   made.push(dirname(file.path));
@@ -68,8 +69,8 @@ test('cos: 200 MB paused, resumed, reloaded mid-way and resumed with only the mi
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 12 * MB });
   await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
   const row = page.locator('.upq-row').first();
-  await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: 60_000 });
-  await expect.poll(() => progressOf(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(15);
+  await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: scaled(60_000) });
+  await expect.poll(() => progressOf(page), { timeout: scaled(60_000) }).toBeGreaterThanOrEqual(15);
   await expect(page.locator('.upq-meta')).toContainText(/\/s/);
 
   // Pause: the parts in flight stop, nothing more is sent.
@@ -85,8 +86,8 @@ test('cos: 200 MB paused, resumed, reloaded mid-way and resumed with only the mi
 
   // Resume: back to waiting, then uploading again from where it stopped.
   await row.getByRole('button', { name: '继续' }).click();
-  await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: 30_000 });
-  await expect.poll(() => progressOf(page), { timeout: 120_000 }).toBeGreaterThanOrEqual(50);
+  await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: scaled(30_000) });
+  await expect.poll(() => progressOf(page), { timeout: scaled(120_000) }).toBeGreaterThanOrEqual(50);
 
   // A reload in the middle: the upload id stays in localStorage; the same file chosen again sends only what is missing.
   await page.reload();
@@ -95,7 +96,7 @@ test('cos: 200 MB paused, resumed, reloaded mid-way and resumed with only the mi
   expect(sentBefore.size).toBeGreaterThan(totalParts / 3);
   const after = trackParts(page, gateway.url);
   await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
-  await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: 240_000 });
+  await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: scaled(240_000) });
   const resent = [...after].filter((n) => sentBefore.has(n));
   expect(resent).toEqual([]);
   expect(after.size).toBeLessThan(totalParts - sentBefore.size + 4);
@@ -116,7 +117,7 @@ test('cos: 200 MB paused, resumed, reloaded mid-way and resumed with only the mi
 
 test('cos: an image pasted into the editor appears with the store URL', async ({ browser }) => {
   test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   site.cli('module:install', 'editor');
   const page = await logInTo(site, browser, 'cloudcos');
   await page.goto('/ask/post');
@@ -130,7 +131,7 @@ test('cos: an image pasted into the editor appears with the store URL', async ({
     data.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
     document.querySelector('.md-editor textarea')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   }, PNG.toString('base64'));
-  await expect(editor).toHaveValue(new RegExp(`!\\[pasted\\.png\\]\\(${site.swift.endpoint}/${BUCKET}/uploads/${memberId}/`), { timeout: 30_000 });
+  await expect(editor).toHaveValue(new RegExp(`!\\[pasted\\.png\\]\\(${site.swift.endpoint}/${BUCKET}/uploads/${memberId}/`), { timeout: scaled(30_000) });
   await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success');
 });
 
@@ -146,7 +147,7 @@ async function slowProfile(browser: import('@playwright/test').Browser): Promise
 
 test('cos: credentials that expire mid-upload are renewed by the queue, and the upload completes', async ({ browser }) => {
   test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   const file = randomFile('expiring.png', 24 * MB);
   made.push(dirname(file.path));
   const page = await slowProfile(browser);
@@ -164,7 +165,7 @@ test('cos: credentials that expire mid-upload are renewed by the queue, and the 
   gateway.clockOffset = 55;
   try {
     await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
-    await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: 90_000 });
+    await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: scaled(90_000) });
     expect(issued.length).toBeGreaterThanOrEqual(3);
     // The first credentials did expire at the store while the upload went on: a request signed with
     // them now is refused as expired.
@@ -190,7 +191,7 @@ test('cos: credentials that expire mid-upload are renewed by the queue, and the 
 
 test('cos: the store refusing expired credentials shows the error in the member\'s language, and a retry completes', async ({ browser }) => {
   test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   for (const [locale, expired, retry] of [['zh-CN', '上传凭证已过期，请重试', '重试'], ['en', 'The upload credentials expired; please retry', 'Retry']] as const) {
     // One file per language: the second would otherwise be answered at once by the sha1 dedupe.
     const file = randomFile(`refused-${locale}.png`, 6 * MB);
@@ -204,12 +205,12 @@ test('cos: the store refusing expired credentials shows the error in the member\
     try {
       await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
       const row = page.locator('.upq-row').first();
-      await expect(row).toHaveAttribute('data-state', 'error', { timeout: 90_000 });
+      await expect(row).toHaveAttribute('data-state', 'error', { timeout: scaled(90_000) });
       await expect(row).toContainText(expired);
       expect(gateway.refused.slice(refusedBefore).some((r) => r.status === 403 && r.code === 'ExpiredToken')).toBe(true);
       gateway.clockOffset = 0;
       await row.getByRole('button', { name: retry }).click();
-      await expect(row).toHaveAttribute('data-state', 'success', { timeout: 60_000 });
+      await expect(row).toHaveAttribute('data-state', 'success', { timeout: scaled(60_000) });
     } finally {
       gateway.clockOffset = 0;
       await page.context().close();

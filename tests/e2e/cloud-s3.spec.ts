@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { storedZip } from '../../src/lib/server/market/zip';
 import { addMember, logInTo, randomFile, startCloudSite, storedSha1, type CloudSite } from './cloud-upload';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const MB = 1024 * 1024;
@@ -18,7 +19,7 @@ const made: string[] = [];
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(scaled(180_000));
   if (!process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL) return;
   site = await startCloudSite();
   site.cli('config:set', 'upload_max_size', '300mb');
@@ -48,7 +49,7 @@ async function progressOf(page: Page): Promise<number> {
 
 test('s3: 200 MB paused, resumed, reloaded mid-way and resumed with only the missing parts; the stored object is the file', async ({ browser }) => {
   test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
-  test.setTimeout(300_000);
+  test.setTimeout(scaled(300_000));
   const size = 200 * MB;
   const file = randomFile('big.png', size);
   made.push(dirname(file.path));
@@ -63,8 +64,8 @@ test('s3: 200 MB paused, resumed, reloaded mid-way and resumed with only the mis
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 12 * MB });
   await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
   const row = page.locator('.upq-row').first();
-  await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: 60_000 });
-  await expect.poll(() => progressOf(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(15);
+  await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: scaled(60_000) });
+  await expect.poll(() => progressOf(page), { timeout: scaled(60_000) }).toBeGreaterThanOrEqual(15);
   await expect(page.locator('.upq-meta')).toContainText(/\/s/);
 
   // Pause: the parts in flight stop, nothing more is sent.
@@ -80,8 +81,8 @@ test('s3: 200 MB paused, resumed, reloaded mid-way and resumed with only the mis
 
   // Resume: back to waiting, then uploading again from where it stopped.
   await row.getByRole('button', { name: '继续' }).click();
-  await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: 30_000 });
-  await expect.poll(() => progressOf(page), { timeout: 120_000 }).toBeGreaterThanOrEqual(50);
+  await expect(row).toHaveAttribute('data-state', 'uploading', { timeout: scaled(30_000) });
+  await expect.poll(() => progressOf(page), { timeout: scaled(120_000) }).toBeGreaterThanOrEqual(50);
 
   // A reload in the middle: the upload id stays in localStorage; the same file chosen again sends only what is missing.
   await page.reload();
@@ -90,7 +91,7 @@ test('s3: 200 MB paused, resumed, reloaded mid-way and resumed with only the mis
   expect(sentBefore.size).toBeGreaterThan(totalParts / 3);
   const after = trackParts(page, site.swift.endpoint);
   await page.locator('input[name="avatarFile"]').setInputFiles(file.path);
-  await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: 240_000 });
+  await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: scaled(240_000) });
   const resent = [...after].filter((n) => sentBefore.has(n));
   expect(resent).toEqual([]);
   expect(after.size).toBeLessThan(totalParts - sentBefore.size + 4);
@@ -117,7 +118,7 @@ test('s3: 200 MB paused, resumed, reloaded mid-way and resumed with only the mis
 
 test('s3: an image pasted into the editor appears with the store URL', async ({ browser }) => {
   test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   site.cli('module:install', 'editor');
   const page = await logInTo(site, browser, 'clouds3');
   await page.goto('/ask/post');
@@ -131,13 +132,13 @@ test('s3: an image pasted into the editor appears with the store URL', async ({ 
     data.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
     document.querySelector('.md-editor textarea')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   }, PNG.toString('base64'));
-  await expect(editor).toHaveValue(new RegExp(`!\\[pasted\\.png\\]\\(${site.swift.endpoint}/${site.swift.bucket}/uploads/${memberId}/`), { timeout: 30_000 });
+  await expect(editor).toHaveValue(new RegExp(`!\\[pasted\\.png\\]\\(${site.swift.endpoint}/${site.swift.bucket}/uploads/${memberId}/`), { timeout: scaled(30_000) });
   await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success');
 });
 
 test('s3: a module cover goes to the public prefix, its package to the private one, downloaded only by a signed URL', async ({ browser }) => {
   test.skip(!site, 'set TEST_DATABASE_URL and TEST_REDIS_URL (.ci/run does)');
-  test.setTimeout(150_000);
+  test.setTimeout(scaled(150_000));
   const devId = await addMember(site, 'clouddev');
   const t = Math.floor(Date.now() / 1000);
   await site.sql(`insert into developer (user_id, real_name, id_number, mobile, email, province, status, create_time, update_time) values ($1, '张三', '11010519491231002X', '13800138000', 'clouddev@example.com', '11', 'approved', $2, $2)`, [devId, t]);
@@ -153,7 +154,7 @@ test('s3: a module cover goes to the public prefix, its package to the private o
   // The cover: through the queue and the s3 driver, kept as the store's public URL.
   await page.getByRole('group', { name: '封面' }).locator('input[type=file]').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: PNG });
   const cover = page.locator('.studio-thumb img').first();
-  await expect(cover).toHaveAttribute('src', new RegExp(`^${site.swift.endpoint}/${site.swift.bucket}/uploads/${devId}/module/`), { timeout: 30_000 });
+  await expect(cover).toHaveAttribute('src', new RegExp(`^${site.swift.endpoint}/${site.swift.bucket}/uploads/${devId}/module/`), { timeout: scaled(30_000) });
   await page.getByRole('button', { name: '创建模块' }).click();
   await expect(page).toHaveURL(/\?versions=\d+$/);
 
@@ -164,7 +165,7 @@ test('s3: a module cover goes to the public prefix, its package to the private o
   const zip = await storedZip([{ name: 'README.md', text: '# Cloud notes\n' }]);
   const zipSha1 = createHash('sha1').update(zip).digest('hex');
   await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: 'cloud-notes.zip', mimeType: 'application/zip', buffer: zip });
-  await expect(page.getByText(/已上传：cloud-notes\.zip/)).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByText(/已上传：cloud-notes\.zip/)).toBeVisible({ timeout: scaled(30_000) });
   const [pkg] = await site.sql<{ url: string; storage: string }>(`select url, storage from attachment where user_id = $1 and topic = 'package'`, [devId]);
   expect(pkg).toMatchObject({ storage: 'private' });
   expect(pkg!.url.startsWith(`/private/${devId}/`)).toBe(true);

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { startServer, type TestServer } from '../helpers/server';
 import { startSwift, type SwiftStore, type SwiftOptions } from '../helpers/swift';
 import { hashPassword } from '../../src/lib/server/auth/password';
+import { scaled } from '../helpers/time-scale.mjs';
 
 export interface CloudSite {
   swift: SwiftStore;
@@ -40,7 +41,7 @@ export async function startCloudSite(extraEnv: Record<string, string> = {}, swif
     DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: `${name}:`,
     S3_ACCESS_KEY_ID: swift.accessKeyId, S3_SECRET_ACCESS_KEY: swift.secretAccessKey, ...extraEnv,
   };
-  const app = await startServer({ dataDir, env, startTimeout: 90_000 });
+  const app = await startServer({ dataDir, env, startTimeout: scaled(90_000) });
   const cli = (...args: string[]): string => {
     const r = spawnSync(process.execPath, [join(process.cwd(), 'dist/cli.mjs'), ...args], {
       env: { ...process.env, ATRIUM_ROOT: process.cwd(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8',

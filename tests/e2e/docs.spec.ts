@@ -4,6 +4,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { atrium, logIn, newMember, readEnv, withLock, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -36,12 +37,12 @@ test('read a book: table of contents, previous and next, search to a heading', a
 
 async function openEditor(page: Page, path: string): Promise<void> {
   await page.goto(path);
-  await expect(page.locator('[data-testid=doc-editor][data-ready=true]')).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator('[data-testid=doc-editor][data-ready=true]')).toBeVisible({ timeout: scaled(15_000) });
 }
 
 test('edit with live preview, meet in the merge view, restore a revision', async ({ browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the editor flows (.ci/run does)');
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   const suffix = Date.now().toString(36).slice(-6);
   await newMember(env, `eda${suffix}`, ADMIN_GROUP);
   await newMember(env, `edb${suffix}`, ADMIN_GROUP);
@@ -83,13 +84,13 @@ test('edit with live preview, meet in the merge view, restore a revision', async
 
     // History: restore the first revision; the editor shows the original text again.
     await first.reload();
-    await expect(first.locator('[data-testid=doc-editor][data-ready=true]')).toBeVisible({ timeout: 15_000 });
+    await expect(first.locator('[data-testid=doc-editor][data-ready=true]')).toBeVisible({ timeout: scaled(15_000) });
     await first.getByTestId('history-toggle').click();
     const rows = first.getByTestId('history-row');
     await expect(rows).toHaveCount(3);
     first.once('dialog', (d) => { void d.accept(); });
     await rows.last().getByRole('button', { name: /恢复/ }).click();
-    await expect(first.getByRole('textbox', { name: '内容' })).toHaveValue(original, { timeout: 10_000 });
+    await expect(first.getByRole('textbox', { name: '内容' })).toHaveValue(original, { timeout: scaled(10_000) });
   });
   await first.context().close();
   await second.context().close();

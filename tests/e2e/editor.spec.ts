@@ -5,13 +5,14 @@
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL): the CLI and the test share its database.
 import { expect, test } from '@playwright/test';
 import { atrium as runCli, logIn as logInAs, newMember as addMember, readEnv, withLock, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
 
 test('task lists, mentions and avatars from the editor to the published post', async ({ browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the editor flow (.ci/run does)');
-  test.setTimeout(90_000);
+  test.setTimeout(scaled(90_000));
   const suffix = Date.now().toString(36).slice(-6);
   const name = `ed${suffix}`;
   const friend = `fr${suffix}`;

@@ -3,6 +3,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -67,7 +68,7 @@ for (const locale of ['zh-cn', 'en'] as const) {
   for (const viewport of [PHONE, { width: 1366, height: 900 }]) {
     test(`the upload queue never covers the module form's button, folds when idle and clears itself (${locale}, ${viewport.width} px)`, async ({ browser }) => {
       test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to log in (.ci/run does)');
-      test.setTimeout(90_000);
+      test.setTimeout(scaled(90_000));
       const name = `upq${viewport.width}${locale === 'en' ? 'e' : 'z'}${Date.now().toString(36).slice(-4)}`;
       await newMember(env, name);
       const [member] = await query<{ id: number }>(env, 'select id from "user" where username = $1', [name]);
@@ -80,11 +81,11 @@ for (const locale of ['zh-cn', 'en'] as const) {
       await hydrated(page);
       const seed = viewport.width + (locale === 'en' ? 1 : 0) * 100 + (Date.now() % 1000) * 10;
       await page.locator('input.visually-hidden[type=file]:not([multiple])').first().setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: png(seed) });
-      await expect(page.locator('.studio-images img').first()).toBeVisible({ timeout: 20_000 });
+      await expect(page.locator('.studio-images img').first()).toBeVisible({ timeout: scaled(20_000) });
       await page.locator('input.visually-hidden[type=file][multiple]').setInputFiles([1, 2, 3].map((i) => ({ name: `shot-${i}.png`, mimeType: 'image/png', buffer: png(seed + i) })));
       const queue = page.locator('section.upq');
       // The cover and the three screenshots are in the form (the cover's row may have left the queue already).
-      await expect(page.locator('.studio-images img')).toHaveCount(4, { timeout: 20_000 });
+      await expect(page.locator('.studio-images img')).toHaveCount(4, { timeout: scaled(20_000) });
       await expect(queue.locator('.upq-row[data-state="success"]').first()).toBeAttached();
       const submit = page.getByRole('button', { name: locale === 'en' ? 'Create module' : '创建模块', exact: true });
       /** A tap on the button lands on it, and the queue's box and the button's do not meet. */
@@ -106,7 +107,7 @@ for (const locale of ['zh-cn', 'en'] as const) {
       await expect(queue.locator('.upq-list')).toBeVisible();
       await buttonFree();
       // Finished files leave by themselves; an empty queue is gone.
-      await expect(queue).toHaveCount(0, { timeout: 30_000 });
+      await expect(queue).toHaveCount(0, { timeout: scaled(30_000) });
       await page.context().close();
     });
   }

@@ -3,6 +3,7 @@
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL): the CLI and the test share its database.
 import { expect, test } from '@playwright/test';
 import { atrium as runCli, logIn as logInAs, newMember as addMember, readEnv, withLock, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -15,7 +16,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 
 test('write, reply, accept, collect and find a post', async ({ browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the forum flow (.ci/run does)');
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   const suffix = Date.now().toString(36).slice(-6);
   const asker = `ask${suffix}`;
   const helper = `hlp${suffix}`;
@@ -41,7 +42,7 @@ test('write, reply, accept, collect and find a post', async ({ browser }) => {
     const editor = page.getByRole('textbox', { name: '内容' });
     await editor.fill('生产环境的连接池应该多大？\n\n```ts\nconst pool = new Pool({ max: 20 });\n```\n\n');
     await page.locator('.md-editor input[type=file]').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: PNG });
-    await expect(editor).toHaveValue(/!\[diagram\.png\]\(\/storage\/[^)]+\.png\)/, { timeout: 15_000 });
+    await expect(editor).toHaveValue(/!\[diagram\.png\]\(\/storage\/[^)]+\.png\)/, { timeout: scaled(15_000) });
     // Side by side on a wide screen; Write/Preview tabs on a narrow one.
     const previewTab = page.getByRole('tab', { name: '预览' });
     if (await previewTab.isVisible()) await previewTab.click();

@@ -14,6 +14,7 @@ import { readConfig } from '../../src/lib/server/env';
 import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const PASSWORD = 'secret123';
 
@@ -22,7 +23,7 @@ let dataDir: string;
 let miaId = 0;
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(scaled(180_000));
   mkdirSync(TMP, { recursive: true });
   dataDir = mkdtempSync(join(TMP, 'e2e-groups-'));
   if (existsSync(join(TEMPLATE_DIR, 'db'))) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
@@ -50,7 +51,7 @@ async function logIn(page: Page, username: string, lang: 'en' | 'zh-cn'): Promis
 }
 
 test('an administrator creates a Moderators group and moves a member into it; the member handles reports and nothing else', async ({ browser }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   const bossPage = await (await browser.newContext()).newPage();
   await logIn(bossPage, 'boss', 'en');
   await bossPage.goto(`${srv.url}/admin/groups`);

@@ -2,6 +2,7 @@
 // header and form details. Screenshots at 1366 and 390 px are attached to the report.
 import { expect, test, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -12,7 +13,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 
 test('the home page shows a new question at once and links on to it, at 1366 and 390 px', async ({ browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to post through the API (.ci/run does)');
-  test.setTimeout(90_000);
+  test.setTimeout(scaled(90_000));
   const suffix = Date.now().toString(36).slice(-6);
   const name = `hom${suffix}`;
   await newMember(env, name);

@@ -5,6 +5,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, tabTo, withLock, type E2eEnv } from './helpers';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const LANGS = ['zh-cn', 'en'] as const;
 
@@ -45,7 +46,7 @@ test.afterAll(async () => { await mock?.close(); });
 for (const lang of LANGS) {
   test(`a member posts, replies, messages, chats and buys with the keyboard only (${lang})`, async ({ browser }) => {
     test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the keyboard walk (.ci/run does)');
-    test.setTimeout(180_000);
+    test.setTimeout(scaled(180_000));
     const t = T[lang];
     const me = `kb${lang === 'en' ? 'e' : 'z'}${suffix}`;
     const friend = `kf${lang === 'en' ? 'e' : 'z'}${suffix}`;
@@ -110,7 +111,7 @@ for (const lang of LANGS) {
     await tabTo(page, page.getByRole('textbox', { name: t.chat }));
     await page.keyboard.type('What is Atrium?');
     await page.keyboard.press('Enter');
-    await expect(page.locator('.chat-msg[data-role="assistant"]').last()).toContainText(/\w+/, { timeout: 20_000 });
+    await expect(page.locator('.chat-msg[data-role="assistant"]').last()).toContainText(/\w+/, { timeout: scaled(20_000) });
 
     // 5. Buying the module: the button, the confirmation dialog, Pay.
     await open(page, `/modules/${uid}`);

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { storedZip } from '../../src/lib/server/market/zip';
 import { atrium as runCli, logIn as logInAs, newMember as addMember, readEnv, uniqueIdNumber, withLock, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -26,7 +27,7 @@ test.describe.serial('the module market', () => {
 
   test('a developer applies, is approved by CLI, and publishes a paid module with a version', async ({ browser }) => {
     test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the market flow (.ci/run does)');
-    test.setTimeout(150_000);
+    test.setTimeout(scaled(150_000));
     await addMember(env, developer);
     const page = await logIn(browser, developer);
     // Other specs file approved developers with fixed numbers in the same database: one of our own.
@@ -65,13 +66,13 @@ test.describe.serial('the module market', () => {
       answer = await response.json() as { code?: number; msg?: string };
       await route.fulfill({ response });
     });
-    const reloaded = page.waitForEvent('load', { timeout: 30_000 });
+    const reloaded = page.waitForEvent('load', { timeout: scaled(30_000) });
     await page.getByRole('button', { name: '提交认证' }).click();
     await expect.poll(() => answer).not.toBeNull();
     expect(answer, JSON.stringify(answer)).toMatchObject({ code: 1 });
     await reloaded;
     await page.unroute('**/api/developer/verif');
-    await expect(page.getByText('认证申请已提交，请等待审核').first()).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByText('认证申请已提交，请等待审核').first()).toBeVisible({ timeout: scaled(15_000) });
 
     expect(atrium('developer:list', 'pending')).toContain(developer);
     atrium('developer:review', developer, 'approve');
@@ -92,7 +93,7 @@ test.describe.serial('the module market', () => {
     await page.getByLabel('版本号').fill('1.0.0');
     await page.getByRole('textbox', { name: '更新说明' }).fill('首个版本：支持中文和英文提交信息。');
     await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: `${uid}.zip`, mimeType: 'application/zip', buffer: await storedZip([{ name: 'README.md', text: '# Release notes\n' }]) });
-    await expect(page.getByText(/已上传：/)).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByText(/已上传：/)).toBeVisible({ timeout: scaled(15_000) });
     await page.getByRole('button', { name: '提交版本' }).click();
     await expect(page.getByRole('cell', { name: '1.0.0', exact: true })).toBeVisible();
     acceptNextDialog(page);
@@ -113,7 +114,7 @@ test.describe.serial('the module market', () => {
 
   test('a member tops up by CLI, buys the module, downloads it and reviews it', async ({ browser }) => {
     test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the market flow (.ci/run does)');
-    test.setTimeout(120_000);
+    test.setTimeout(scaled(120_000));
     await addMember(env, buyer);
     expect(atrium('user:money', buyer, '20', 'bank transfer')).toContain(buyer);
     const page = await logIn(browser, buyer);
@@ -173,7 +174,7 @@ test.describe.serial('the module market', () => {
 
   test('the administrator installs the editor from the market and the post form starts working', async ({ browser }) => {
     test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the market flow (.ci/run does)');
-    test.setTimeout(90_000);
+    test.setTimeout(scaled(90_000));
     const admin = `adm${suffix}`;
     await addMember(env, admin, 2);
     const page = await logIn(browser, admin);

@@ -2,6 +2,7 @@
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL) to read the captcha's answer.
 import { expect, test } from '@playwright/test';
 import { expectNoReadableToken, latestCode, query as queryDb, readEnv, solveCaptcha as solve, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -21,7 +22,7 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await page.getByLabel('密码').fill('firstpass1');
   await page.getByRole('textbox', { name: '邮箱' }).fill(address);
   await solveCaptcha(page, () => page.getByRole('button', { name: '获取验证码' }).click());
-  await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: scaled(10_000) });
   await page.getByLabel('验证码').fill(latestCode(env, address));
   await page.getByRole('button', { name: '注册', exact: true }).click();
 

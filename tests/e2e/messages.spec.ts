@@ -6,6 +6,7 @@ import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
 import { MESSAGE_STREAMS_PER_MEMBER } from '../../src/lib/server/auth/session-streams';
 import { openSse, type SseClient } from '../helpers/sse';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -31,7 +32,7 @@ const badge = (page: Page) => page.locator('.user-box .msg-badge');
 
 test('a reply reaches the author live in every tab through one stream; reading it clears the badge; private messages both ways', async ({ browser, baseURL }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the message flow (.ci/run does)');
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   const suffix = Date.now().toString(36).slice(-6);
   const author = `au${suffix}`;
   const replier = `re${suffix}`;
@@ -63,7 +64,7 @@ test('a reply reaches the author live in every tab through one stream; reading i
   const b3 = await bContext.newPage();
   await b3.goto('/modules');
   await hydrated(b3);
-  await expect.poll(() => streams.open(), { timeout: 5000 }).toBe(1);
+  await expect.poll(() => streams.open(), { timeout: scaled(5000) }).toBe(1);
   await b1.waitForTimeout(500);
   expect(streams.open()).toBe(1);
   await expect(badge(b1)).toHaveCount(0);
@@ -75,8 +76,8 @@ test('a reply reaches the author live in every tab through one stream; reading i
     const sent = Date.now();
     const reply = await a.request.post('/api/ask/reply', { headers: origin, data: { post_id: postId, content: 'It does, through the stream.' } });
     replyId = ((await reply.json()) as { data: { id: number } }).data.id;
-    await expect(badge(b1)).toHaveText('1', { timeout: 1000 });
-    expect(Date.now() - sent).toBeLessThan(1500);
+    await expect(badge(b1)).toHaveText('1', { timeout: scaled(1000) });
+    expect(Date.now() - sent).toBeLessThan(scaled(1500));
   });
   await expect(badge(b2)).toHaveText('1');
   await expect(badge(b3)).toHaveText('1');
@@ -89,7 +90,7 @@ test('a reply reaches the author live in every tab through one stream; reading i
   await expect(item.getByRole('link')).toHaveAttribute('href', `/ask/info/${postId}#reply-${replyId}`);
   await item.getByRole('link').click();
   await expect(b2).toHaveURL(new RegExp(`/ask/info/${postId}#reply-${replyId}$`));
-  await expect(badge(b1)).toHaveCount(0, { timeout: 2000 });
+  await expect(badge(b1)).toHaveCount(0, { timeout: scaled(2000) });
   await expect(badge(b3)).toHaveCount(0);
   expect(streams.open()).toBe(1);
 
@@ -116,24 +117,32 @@ test('a reply reaches the author live in every tab through one stream; reading i
   await aBox.pressSequentially('第二行');
   await aBox.press('Enter');
   await expect(aBox).toHaveValue('');
-  await expect(b2.locator('.msg-bubble').filter({ hasText: '你好，这是一条私信' })).toContainText('第二行', { timeout: 2000 });
+  await expect(b2.locator('.msg-bubble').filter({ hasText: '你好，这是一条私信' })).toContainText('第二行', { timeout: scaled(2000) });
   const bBox = b2.getByRole('textbox', { name: '输入私信内容' });
   await bBox.fill('收到！https://example.com/x');
   await bBox.press('Enter');
   const echoed = a.locator('.msg-bubble').filter({ hasText: '收到！' });
-  await expect(echoed).toBeVisible({ timeout: 2000 });
+  await expect(echoed).toBeVisible({ timeout: scaled(2000) });
   await expect(echoed.getByRole('link', { name: 'https://example.com/x' })).toHaveAttribute('href', 'https://example.com/x');
 
-  // Delete with undo: the message comes back on Undo; without it, it is gone for good.
+  // Delete with undo: the message comes back on Undo; without it, it is gone for good. The page's clock
+  // stands still meanwhile: a busy machine cannot run out the 5-second undo window before the click.
+  await b2.clock.install();
   await b2.goto('/user/messageCenter?tab=reply');
   await hydrated(b2);
+  await b2.clock.pauseAt(Date.now() + 1000);
   const row = b2.locator('.msg-item').filter({ hasText: `Live messages ${suffix}` });
   await row.getByRole('button', { name: '删除' }).click();
   await expect(row).toHaveCount(0);
   await b2.getByRole('button', { name: '撤销' }).click();
   await expect(row).toBeVisible();
   await row.getByRole('button', { name: '删除' }).click();
-  await expect(b2.getByRole('button', { name: '撤销' })).toHaveCount(0, { timeout: 8000 });
+  await expect(b2.getByRole('button', { name: '撤销' })).toBeVisible();
+  const deleted = b2.waitForResponse('**/api/interaction/delMessage');
+  await b2.clock.runFor(6000); // past the undo window: the delete is sent
+  await expect(b2.getByRole('button', { name: '撤销' })).toHaveCount(0);
+  expect((await deleted).ok()).toBe(true);
+  await b2.clock.resume();
   await b2.reload();
   await hydrated(b2);
   await expect(b2.getByText('还没有人回复或评论你')).toBeVisible();
@@ -146,7 +155,7 @@ test('a reply reaches the author live in every tab through one stream; reading i
   })();
   await b1.close();
   await b3.close();
-  if (leader !== b2) await expect.poll(() => streams.open(), { timeout: 3000 }).toBe(1);
+  if (leader !== b2) await expect.poll(() => streams.open(), { timeout: scaled(3000) }).toBe(1);
   await b2.goto('/ask');
   await hydrated(b2);
   await a.goto('/user/messageCenter?tab=private&user=' + (await query<{ id: number }>(env, 'select id from "user" where username = $1', [author]))[0]!.id);
@@ -154,14 +163,14 @@ test('a reply reaches the author live in every tab through one stream; reading i
   const again = a.getByRole('textbox', { name: '输入私信内容' });
   await again.fill('还在吗？');
   await again.press('Enter');
-  await expect(badge(b2)).toHaveText('1', { timeout: 3000 });
+  await expect(badge(b2)).toHaveText('1', { timeout: scaled(3000) });
   await bContext.close();
   await a.context().close();
 });
 
 test('without EventSource the badge falls back to polling at the interval the server names', async ({ browser, baseURL }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the message flow (.ci/run does)');
-  test.setTimeout(90_000);
+  test.setTimeout(scaled(90_000));
   const suffix = Date.now().toString(36).slice(-6);
   const reader = `po${suffix}`;
   const writer = `pw${suffix}`;
@@ -173,14 +182,18 @@ test('without EventSource the badge falls back to polling at the interval the se
   const polls: number[] = [];
   page.on('request', (r) => { if (r.url().includes('/api/interaction/count')) polls.push(Date.now()); });
   await page.context().addInitScript(() => { delete (window as { EventSource?: unknown }).EventSource; });
+  // The page's clock is the test's: the interval is moved through, not waited for.
+  await page.clock.install();
   await page.goto('/ask');
   await hydrated(page);
-  await expect.poll(() => polls.length, { timeout: 5000 }).toBeGreaterThan(0);
+  await expect.poll(() => polls.length, { timeout: scaled(5000) }).toBeGreaterThan(0);
+  await page.clock.pauseAt(Date.now() + 500);
   const readerId = (await query<{ id: number }>(env, 'select id from "user" where username = $1', [reader]))[0]!.id;
   const sent = await w.request.post('/api/interaction/sendMessage', { headers: { origin: baseURL! }, data: { user_id: readerId, content: 'polled' } });
   expect(((await sent.json()) as { code: number }).code).toBe(1);
   // The default interval without a stream is 15 s.
-  await expect(badge(page)).toHaveText('1', { timeout: 20_000 });
+  await page.clock.runFor(15_500);
+  await expect(badge(page)).toHaveText('1');
   expect(streams.open()).toBe(0);
   expect(polls.length).toBeGreaterThanOrEqual(2);
   await page.context().close();
@@ -189,7 +202,7 @@ test('without EventSource the badge falls back to polling at the interval the se
 
 test('a stream the server ends (newer streams of the member took its place) is not reopened: the page polls the count', async ({ browser, baseURL }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the message flow (.ci/run does)');
-  test.setTimeout(90_000);
+  test.setTimeout(scaled(90_000));
   const name = `ca${Date.now().toString(36).slice(-6)}`;
   await newMember(env, name);
   const page = await logIn(env, browser, name);
@@ -202,15 +215,15 @@ test('a stream the server ends (newer streams of the member took its place) is n
   const streams = trackStreams(page.context());
   await page.goto('/ask');
   await hydrated(page);
-  await expect.poll(() => streams.open(), { timeout: 5000 }).toBe(1);
+  await expect.poll(() => streams.open(), { timeout: scaled(5000) }).toBe(1);
   // The member's other devices: as many streams as the cap, so the page's, the oldest, is closed.
   const token = (await page.context().cookies()).find((c) => c.name === 'ba-user-token')!.value;
   const others: SseClient[] = [];
   const polled = polls.length;
   const opened = streamRequests.length;
   for (let i = 0; i < MESSAGE_STREAMS_PER_MEMBER; i++) others.push(await openSse(baseURL!, STREAM, { 'ba-user-token': token }));
-  await expect.poll(() => streams.open(), { timeout: 3000 }).toBe(0);
-  await expect.poll(() => polls.length, { timeout: 5000 }).toBeGreaterThan(polled);
+  await expect.poll(() => streams.open(), { timeout: scaled(3000) }).toBe(0);
+  await expect.poll(() => polls.length, { timeout: scaled(5000) }).toBeGreaterThan(polled);
   // EventSource would reconnect after the stream's 2 s retry and push another device's stream out.
   await page.waitForTimeout(3000);
   expect(streamRequests).toHaveLength(opened);

@@ -16,6 +16,7 @@ import { readConfig } from '../../src/lib/server/env';
 import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { recordAction } from '../../src/lib/server/admin/audit';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let srv: TestServer;
 let site: AdminSite;
@@ -33,7 +34,7 @@ test.describe('moderation and confirmations', () => {
   test.use({ viewport: { width: 1366, height: 900 } });
 
   test.beforeAll(async () => {
-    test.setTimeout(180_000);
+    test.setTimeout(scaled(180_000));
     mkdirSync(TMP, { recursive: true });
     dataDir = mkdtempSync(join(TMP, 'e2e-moderation-'));
     if (existsSync(join(TEMPLATE_DIR, 'db'))) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });

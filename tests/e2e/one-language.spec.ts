@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { DICTIONARIES } from '../../src/lib/i18n';
 import { logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -47,7 +48,7 @@ function chineseIn(text: string): string[] {
 
 test('every page type speaks one language, in English and in Chinese', async ({ browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the language check (.ci/run does)');
-  test.setTimeout(240_000);
+  test.setTimeout(scaled(240_000));
   const seeded = spawnSync(process.execPath, [join(process.cwd(), 'dist/atrium.mjs'), '--migrate-only', '--demo'], {
     env: { ...process.env, ATRIUM_ROOT: process.cwd(), DATABASE_URL: env.databaseUrl!, DATA_DIR: env.dataDir, LOG_LEVEL: 'warn' }, encoding: 'utf8',
   });

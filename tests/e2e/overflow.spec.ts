@@ -6,6 +6,7 @@
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
@@ -54,7 +55,7 @@ async function sweep(context: BrowserContext, paths: readonly string[]): Promise
     await page.waitForLoadState('load');
     // Islands that hydrate on load may change the layout: measure once they have (those waiting
     // for a click or for the viewport are measured as the server drew them).
-    await page.waitForFunction(() => !document.querySelector('astro-island[ssr][client="load"]'), undefined, { timeout: 5000 }).catch(() => undefined);
+    await page.waitForFunction(() => !document.querySelector('astro-island[ssr][client="load"]'), undefined, { timeout: scaled(5000) }).catch(() => undefined);
     const m = await overflowOf(page);
     if (m.scrollWidth > m.clientWidth) wide.push(`${path} (${page.url()}): ${m.scrollWidth} > ${m.clientWidth}: ${m.culprits.join(', ')}`);
   }
@@ -88,7 +89,7 @@ test.describe.serial('no page scrolls sideways at 390 px', () => {
 
   test('the member makes the content that used to run wide', async ({ browser }) => {
     test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run the overflow sweep (.ci/run does)');
-    test.setTimeout(120_000);
+    test.setTimeout(scaled(120_000));
     await newMember(env, name, ADMIN_GROUP);
     await newMember(env, seller);
     const [me] = await query<{ id: number }>(env, 'select id from "user" where username = $1', [name]);
@@ -132,7 +133,7 @@ test.describe.serial('no page scrolls sideways at 390 px', () => {
   for (const lang of ['zh-cn', 'en'] as const) {
     test(`as a visitor, in ${lang}`, async ({ browser }) => {
       test.skip(!env.databaseUrl || !postId, 'needs the member content (TEST_DATABASE_URL)');
-      test.setTimeout(120_000);
+      test.setTimeout(scaled(120_000));
       const context = await phone(browser, lang);
       const wide = await sweep(context, [
         '/', '/ask', '/ask?tab=unsolved', `/ask/info/${postId}`, `/ask/lists/category/${categoryId}`, `/ask/lists/user/${memberId}`,
@@ -146,7 +147,7 @@ test.describe.serial('no page scrolls sideways at 390 px', () => {
 
     test(`as a member, in ${lang}`, async ({ browser }) => {
       test.skip(!env.databaseUrl || !memberState, 'needs the member content (TEST_DATABASE_URL)');
-      test.setTimeout(180_000);
+      test.setTimeout(scaled(180_000));
       const context = await phone(browser, lang, memberState);
       const wide = await withLock('editor-module', async () => {
         atrium(env, 'module:install', 'editor');

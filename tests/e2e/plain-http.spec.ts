@@ -4,6 +4,7 @@
 // the traffic never leaves the machine.
 import { expect, test } from '@playwright/test';
 import { latestCode, readEnv, solveCaptcha, startLanRelay, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 let relay: Awaited<ReturnType<typeof startLanRelay>> = null;
@@ -35,7 +36,7 @@ test('sign-up works over plain HTTP at a LAN address: the captcha opens, the mem
   await page.getByLabel('密码').fill('firstpass1');
   await page.getByRole('textbox', { name: '邮箱' }).fill(address);
   await solveCaptcha(env, page, () => page.getByRole('button', { name: '获取验证码' }).click());
-  await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: 10_000 });
+  await expect(page.getByRole('button', { name: /秒后重发/ })).toBeVisible({ timeout: scaled(10_000) });
   await page.getByLabel('验证码').fill(latestCode(env, address));
   await page.getByRole('button', { name: '注册', exact: true }).click();
   await expect(page).toHaveURL(`${origin}/user/account/overview`);

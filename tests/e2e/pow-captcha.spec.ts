@@ -6,6 +6,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { latestCode, readEnv, startLanRelay, tabTo, type E2eEnv } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 let relay: Awaited<ReturnType<typeof startLanRelay>> = null;
@@ -65,8 +66,8 @@ async function signUpWithoutPictures(page: Page, origin: string, secure: boolean
   await expect(dialog.getByRole('group', { name: w.panel })).toBeFocused();
   await expect(dialog.getByRole('status')).toHaveText(w.status);
   // Solved, the dialog closes by itself and the code is sent.
-  await expect(dialog).toHaveCount(0, { timeout: 60_000 });
-  await expect(page.getByRole('button', { name: w.resend })).toBeVisible({ timeout: 10_000 });
+  await expect(dialog).toHaveCount(0, { timeout: scaled(60_000) });
+  await expect(page.getByRole('button', { name: w.resend })).toBeVisible({ timeout: scaled(10_000) });
 
   await tabTo(page, page.getByLabel(w.code));
   await page.keyboard.type(latestCode(env, address));
@@ -141,7 +142,7 @@ for (const lang of ['zh-cn', 'en'] as const) {
     }
     await tabTo(page, again);
     await page.keyboard.press('Enter');
-    await expect(dialog).toHaveCount(0, { timeout: 60_000 });
+    await expect(dialog).toHaveCount(0, { timeout: scaled(60_000) });
     expect(calls).toBe(2);
     await context.close();
   });

@@ -16,10 +16,13 @@ if (existsSync(join(template, 'db'))) cpSync(template, dataDir, { recursive: tru
 let databaseUrl = null;
 if (process.env.TEST_DATABASE_URL) {
   const { default: pg } = await import('pg');
-  const name = `atrium_e2e_${Date.now().toString(36)}`;
+  // Under the run's prefix (TEST_PG_PREFIX): the next run of this checkout drops it, other checkouts leave it alone.
+  const name = `${process.env.TEST_PG_PREFIX || 'atrium'}_e2e_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  // From the migrated template when this run prepared one (scripts/test.mjs): the server starts without migrating.
+  const prefix = process.env.TEST_PG_PREFIX || 'atrium';
+  await admin.query(process.env.ATRIUM_TEST_PREPARED === '1' ? `create database ${name} template ${prefix}_template` : `create database ${name}`);
   await admin.end();
   const url = new URL(process.env.TEST_DATABASE_URL);
   url.pathname = `/${name}`;

@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { createUser } from '../../src/lib/server/account/users';
 import { expectNoReadableToken } from './helpers';
+import { scaled } from '../helpers/time-scale.mjs';
 
 test.use({
   launchOptions: {
@@ -22,7 +23,7 @@ let userId = 0;
 const at = (host: string, path = '/'): string => `http://${host}:${new URL(site.url).port}${path}`;
 
 test.beforeAll(async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   site = await startInProcess({ SITE_DOMAIN: 'atrium.test' });
   await site.runtime.site.set('user_login_captcha', '0');
   userId = (await createUser(site.runtime.db, { username: 'subby', nickname: 'Subby', password: 'secret123', email: 'subby@example.com' })).id;
@@ -40,7 +41,7 @@ test('signed in on the main domain: the same session on every subdomain, renewed
   await page.getByLabel('密码').fill('secret123');
   await page.getByRole('button', { name: '登录', exact: true }).last().click();
   // A first login warms the server (a loaded machine took over 7 s).
-  await expect(page).toHaveURL(/\/user\/account\/overview$/, { timeout: 20_000 });
+  await expect(page).toHaveURL(/\/user\/account\/overview$/, { timeout: scaled(20_000) });
   await expectNoReadableToken(page);
   const cookies = await page.context().cookies();
   for (const name of ['ba-user-token', 'ba-user-refresh', 'userInfo-v5']) {

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const PAGES = ['/', '/ask', '/ask/post', '/ask/search/atrium', '/chat', '/md', '/modules', '/user/login'];
 
@@ -76,9 +77,11 @@ test('dark mode persists and is painted before any script runs', async ({ page, 
 });
 
 test('a notification pauses while hovered, closes on Escape and stacks with 16 px gaps', async ({ page }) => {
-  // The page's clock is the test's: a busy machine must not close the notification before the hover lands.
+  // The page's clock is the test's, and stopped: a busy machine must not close the notification before
+  // the hover lands (an installed clock alone still runs with the wall clock; pauseAt stops it).
   await page.clock.install();
   await page.goto('/');
+  await page.clock.pauseAt(Date.now() + 1000);
   await notify(page, { message: 'Saved', type: 'success', duration: 800 });
   const saved = page.getByRole('status').filter({ hasText: 'Saved' });
   await expect(saved).toBeVisible();
@@ -93,7 +96,8 @@ test('a notification pauses while hovered, closes on Escape and stacks with 16 p
   await notify(page, { message: 'Second', type: 'error', duration: 0, title: 'Oops' });
   const first = page.locator('.ba-notify', { hasText: 'First' });
   const second = page.getByRole('alert').filter({ hasText: 'Second' });
-  await page.waitForTimeout(300); // the entry animation moves them a few pixels
+  // The entry animation moves them a few pixels: measured once it has run out (however long that takes here).
+  for (const el of [first, second]) await el.evaluate((node) => Promise.all(node.getAnimations().map((a) => a.finished)));
   const a = (await first.boundingBox())!;
   const b = (await second.boundingBox())!;
   expect(b.y - (a.y + a.height)).toBeCloseTo(16, 0);
@@ -198,7 +202,7 @@ test('an island whose code is gone after a new deployment reloads to the page be
   });
   await page.route('**/build-manifest.json*', (route) => route.fulfill({ json: { id: 'next-build' } }));
   await page.route(/\/_astro\/ChatApp\.[\w-]+\.js/, (route) => (stale ? route.fulfill({ status: 404, body: '' }) : route.continue()));
-  const reloaded = page.waitForRequest((r) => r.resourceType() === 'document', { timeout: 10_000 });
+  const reloaded = page.waitForRequest((r) => r.resourceType() === 'document', { timeout: scaled(10_000) });
   await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: 'AI 对话' }).click();
   await reloaded;
   expect(documents).toEqual(['/chat']);

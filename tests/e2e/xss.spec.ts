@@ -6,13 +6,14 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { atrium, logIn, newMember, query, readEnv, withLock, type E2eEnv } from './helpers';
 import { ALL_PAYLOADS, PAGE_PAYLOADS } from '../helpers/xss';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
 
 /** Waits for the islands to hydrate (those hydrated only when seen or touched may stay as rendered). */
 async function hydrated(page: Page): Promise<void> {
-  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]:is([client="load"],[client="idle"])'), undefined, { timeout: 10_000 }).catch(async (err: unknown) => {
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]:is([client="load"],[client="idle"])'), undefined, { timeout: scaled(10_000) }).catch(async (err: unknown) => {
     const stuck = await page.evaluate(() => Array.from(document.querySelectorAll('astro-island[ssr]')).map((i) => `${i.getAttribute('client')} ${i.getAttribute('component-url')}`));
     throw new Error(`${page.url()}: islands not hydrated: ${stuck.join(', ')} (${String(err)})`);
   });
@@ -48,7 +49,7 @@ async function reader(browser: Browser, name: string, dialogs: string[]): Promis
 
 test('member input rendered in the browser stays text: chat, assistant, messages, member center, admin console', async ({ browser, baseURL }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to run it (.ci/run does)');
-  test.setTimeout(150_000);
+  test.setTimeout(scaled(150_000));
   const suffix = Date.now().toString(36).slice(-6);
   const author = `xa${suffix}`;
   const sender = `xb${suffix}`;
@@ -105,7 +106,7 @@ test('member input rendered in the browser stays text: chat, assistant, messages
   const box = a.locator('.chat-compose textarea');
   await box.fill('Zebracorn');
   await box.press('Enter');
-  await expect(a.locator('.chat-msg[data-role="assistant"]').last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: 20_000 });
+  await expect(a.locator('.chat-msg[data-role="assistant"]').last().getByRole('button', { name: '重新生成' })).toBeVisible({ timeout: scaled(20_000) });
   await expect(a.locator('.chat-msg[data-role="assistant"]').last()).toContainText('Zebracorn');
   expect(await liveMarkup(a), 'assistant answer').toEqual([]);
   await a.locator('a.chat-cite').first().hover().catch(() => undefined);

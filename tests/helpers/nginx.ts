@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ROOT, TMP } from './paths';
 import { collectResponse, type RawResponse } from './server';
 import { freePort } from './ports';
+import { scaled } from './time-scale.mjs';
 
 export const NGINX = process.env.NGINX_PATH || '/usr/sbin/nginx';
 export const NGINX_MISSING = existsSync(NGINX) ? null : `nginx not found at ${NGINX} (apt-get install nginx-light): proxy tests skipped`;
@@ -107,7 +108,9 @@ ${site}
     await exited;
     rmSync(dir, { recursive: true, force: true });
   };
-  for (let i = 0; i < 250; i++) {
+  // Waits on nginx answering; the deadline only catches a hang (scaled to the machine).
+  const until = Date.now() + scaled(5000);
+  while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`nginx exited at start: ${stderr}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
     try {
       await viaTls(httpsPort, '/healthz');
@@ -115,7 +118,7 @@ ${site}
     } catch { await new Promise((r) => setTimeout(r, 20)); }
   }
   await stop();
-  throw new Error(`nginx did not answer within 5 s: ${stderr}`);
+  throw new Error(`nginx did not answer within ${scaled(5000)} ms: ${stderr}`);
 }
 
 /** A request to nginx over TLS as `example.com` (the certificate is self-signed). */

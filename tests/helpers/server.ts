@@ -5,6 +5,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PG_PREFIX, ROOT, TEMPLATE_DIR, TEMPLATE_PG, TMP } from './paths';
+import { scaled } from './time-scale.mjs';
 
 export interface TestServer {
   url: string;
@@ -22,7 +23,11 @@ export interface StartOptions {
   postgres?: boolean;
   /** Reuse this data directory instead of a fresh copy. */
   dataDir?: string;
-  /** Milliseconds to wait for "listening" (a first start seeds the database); 120 s by default: it only catches a hung process (a loaded 2-core host needed over 20 s). */
+  /**
+   * Milliseconds to wait for "listening" (a first start seeds the database); 120 s scaled to the machine
+   * by default (tests/helpers/time-scale.mjs): it only catches a hung process, a server that exits
+   * fails the start at once (a loaded 2-core host needed over 20 s).
+   */
   startTimeout?: number;
   /** Start the server with this umask (octal, e.g. '022') instead of the test runner's. */
   umask?: string;
@@ -63,7 +68,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   child.stderr.on('data', (d: Buffer) => { logs += d.toString(); });
   child.stdout.on('data', (d: Buffer) => { logs += d.toString(); });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), opts.startTimeout ?? 120_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), opts.startTimeout ?? scaled(120_000));
     const onData = (): void => {
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(logs);
       if (m) { clearTimeout(timer); resolve(Number(m[1])); }

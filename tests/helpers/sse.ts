@@ -1,6 +1,7 @@
 // A minimal server-sent-events client for tests: collects parsed events from one connection.
 import { request, type ClientRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { scaled } from './time-scale.mjs';
 
 export interface SseEvent { id: string; event: string; data: Record<string, unknown> }
 
@@ -57,7 +58,7 @@ export function openSse(base: string, path: string, headers: Record<string, stri
         events,
         status: res.statusCode ?? 0,
         headers: res.headers,
-        waitFor(match, ms = 3000, from = 0) {
+        waitFor(match, ms = scaled(3000), from = 0) {
           return new Promise((ok, fail) => {
             const check = (): boolean => {
               const hit = events.slice(from).find(match);
@@ -69,7 +70,7 @@ export function openSse(base: string, path: string, headers: Record<string, stri
           });
         },
         get ended() { return ended; },
-        waitForEnd(ms = 3000) {
+        waitForEnd(ms = scaled(3000)) {
           return new Promise<void>((ok, fail) => {
             if (ended) { ok(); return; }
             const done = (): void => { clearTimeout(timer); onEnd.delete(done); ok(); };

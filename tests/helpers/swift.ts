@@ -1,6 +1,6 @@
 // A real object store for tests and benches: OpenStack Swift with its s3api middleware (Debian's
 // python3-swift), one replica on 127.0.0.1 in a temporary folder, parts of 1 MiB allowed.
-// Self-contained (node: imports only) so that `node tests/helpers/swift.ts start|stop` runs it too.
+// Self-contained (node: imports and time-scale.mjs only) so that `node tests/helpers/swift.ts start|stop` runs it too.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
@@ -145,6 +145,7 @@ utils.set_swift_dir(sys.argv[1])
 from swift.common.wsgi import run_wsgi
 sys.exit(run_wsgi(sys.argv[2], sys.argv[3]))
 `;
+import { scaled } from './time-scale.mjs';
 
 /** A SigV2-signed request as `test:tester` (enough to create a bucket; tests use the AWS SDK otherwise). */
 async function s3v2(endpoint: string, method: string, path: string): Promise<Response> {
@@ -205,12 +206,12 @@ export async function startSwift(options: SwiftOptions = {}): Promise<SwiftStore
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitHealthy(`${endpoint}/healthcheck`, children, 30_000);
+    await waitHealthy(`${endpoint}/healthcheck`, children, scaled(30_000));
     const bucket = options.bucket ?? 'atrium';
     // The proxy answers its healthcheck before the account and container servers listen: 503 until
     // then, and a 500 ("Invalid path") while the account's database is still being created.
     let res = await s3v2(endpoint, 'PUT', `/${bucket}`);
-    for (let i = 0; i < 100 && res.status >= 500; i++) {
+    for (let i = 0; i < scaled(100) && res.status >= 500; i++) {
       await new Promise((r) => setTimeout(r, 200));
       res = await s3v2(endpoint, 'PUT', `/${bucket}`);
     }

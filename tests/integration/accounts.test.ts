@@ -13,6 +13,7 @@ import { adjustMoney, ledgerText } from '../../src/lib/server/account/ledger';
 import { createUser } from '../../src/lib/server/account/users';
 import { addNotice } from '../../src/lib/server/account/notices';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let server: InProcessServer;
 let smtp: SMTPServer;
@@ -51,7 +52,7 @@ describe('registration', () => {
   it('registers with an e-mail code read from a real SMTP server', async () => {
     const sent = await postJson(server.url, '/api/ems/send', { email: 'bob@example.com', event: 'user_register', ...(await solvedCaptcha(server.url, server.runtime)) }, { 'think-lang': 'en' });
     expect(sent.json()).toMatchObject({ code: 1, msg: 'The code has been sent' });
-    await expect.poll(() => inbox.find((m) => m.to === 'bob@example.com'), { timeout: 5000 }).toBeDefined();
+    await expect.poll(() => inbox.find((m) => m.to === 'bob@example.com'), { timeout: scaled(5000) }).toBeDefined();
     const mail = inbox.find((m) => m.to === 'bob@example.com')!;
     expect(mail.text).toMatch(/Subject: Sign up - Atrium/);
     const code = codeIn(mail.text);
@@ -107,7 +108,7 @@ describe('registration', () => {
 
   it('voids a code after five wrong tries', async () => {
     await postJson(server.url, '/api/ems/send', { email: 'dave@example.com', event: 'user_register', ...(await solvedCaptcha(server.url, server.runtime)) });
-    await expect.poll(() => inbox.find((m) => m.to === 'dave@example.com'), { timeout: 5000 }).toBeDefined();
+    await expect.poll(() => inbox.find((m) => m.to === 'dave@example.com'), { timeout: scaled(5000) }).toBeDefined();
     const code = codeIn(inbox.find((m) => m.to === 'dave@example.com')!.text);
     const attempt = (c: string) => postJson(server.url, '/api/user/checkIn', { tab: 'register', username: 'dave', password: 'hunter22', registerType: 'email', email: 'dave@example.com', captcha: c }, { 'think-lang': 'en' });
     for (let i = 0; i < 5; i++) expect((await attempt(code === '000000' ? '111111' : '000000')).json().data).toEqual({ fields: { captcha: 'The code is incorrect' } });
@@ -245,7 +246,7 @@ describe('password reset and new bindings', () => {
     const before = inbox.filter((m) => m.to === address).length;
     const sent = await postJson(server.url, '/api/ems/send', { email: address, event, ...(await solvedCaptcha(server.url, server.runtime)) }, { 'think-lang': 'en' });
     expect(sent.json().code, sent.text).toBe(1);
-    await expect.poll(() => inbox.filter((m) => m.to === address).length, { timeout: 5000 }).toBe(before + 1);
+    await expect.poll(() => inbox.filter((m) => m.to === address).length, { timeout: scaled(5000) }).toBe(before + 1);
     return codeIn(inbox.filter((m) => m.to === address).at(-1)!.text);
   }
 
@@ -271,7 +272,7 @@ describe('password reset and new bindings', () => {
 
     const verifyCodeSent = await postJson(server.url, '/api/ems/send', { email: 'ivan@example.com', event: 'user_email_verify', ...(await solvedCaptcha(server.url, server.runtime)) }, auth);
     expect(verifyCodeSent.json().code).toBe(1);
-    await expect.poll(() => inbox.filter((m) => m.to === 'ivan@example.com').length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => inbox.filter((m) => m.to === 'ivan@example.com').length, { timeout: scaled(5000) }).toBe(1);
     const pass = (await postJson(server.url, '/api/account/verification', { type: 'email', captcha: codeIn(inbox.filter((m) => m.to === 'ivan@example.com').at(-1)!.text) }, auth)).json<Body>();
     expect(pass).toMatchObject({ code: 1, data: { type: 'email', accountVerificationToken: expect.any(String) } });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres, postJson, raw, startServer, type TestServer } from '../helpers/server';
 import { PG_PREFIX, ROOT, TMP } from '../helpers/paths';
 import { memberRecords, PASSWORD, prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 type Env = { code: number; msg: string; data: Record<string, unknown> };
@@ -31,7 +32,7 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
     a = await startServer({ dataDir, env: { ...shared, SLOW_QUERY_MS: '0' } });
     // The instance started last holds the valid setup link (each start replaces the token).
     b = await startServer({ dataDir, env: shared });
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await a?.stop();
@@ -123,5 +124,5 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
       await c.stop();
       rmSync(emptyDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -12,6 +12,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { postJson, raw } from '../helpers/server';
 import { createUser } from '../../src/lib/server/account/users';
 import { adminLog, user, userGroup, userRule } from '../../src/lib/server/db/schema';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: (Record<string, unknown> & { fields?: Record<string, string> }) | null };
 
@@ -55,7 +56,7 @@ beforeAll(async () => {
   const [group] = await rt.db.insert(userGroup).values({ name: 'Moderators', rules: String(reports!.id) }).returning({ id: userGroup.id });
   await rt.db.update(user).set({ groupId: group!.id }).where(eq(user.id, mod.id));
   for (const name of ['boss', 'alice', 'mod']) cookies[name] = await login(name);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await srv?.stop();

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, postJson, raw, type TestServer } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { memberRecords, PASSWORD, prepareAdminSite, setupPath, type AdminSite } from '../helpers/admin-site';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> & { fields?: Record<string, string> } };
 
@@ -45,7 +46,7 @@ beforeAll(async () => {
   cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
   site = await prepareAdminSite({ DATA_DIR: dataDir });
   srv = await startServer({ dataDir });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await srv?.stop();
@@ -126,7 +127,7 @@ describe('the CLI against the running site', () => {
     const missing = await cli('user:group', 'nobody_here', '1');
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('No member "nobody_here"');
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 const SECTION_APIS: [string, string, string, unknown][] = [
@@ -296,5 +297,5 @@ describe('backups', () => {
       await copy.stop();
       rmSync(empty, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

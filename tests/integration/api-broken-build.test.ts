@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, un
 import { join } from 'node:path';
 import { raw, startServer, type TestServer } from '../helpers/server';
 import { ROOT, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let server: TestServer;
 let root = '';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   if (!route) throw new Error('the chunk of /api/chat/models was not found in the build');
   unlinkSync(join(chunks, route));
   server = await startServer({ env: { ATRIUM_ROOT: root } });
-}, 60_000);
+}, scaled(60_000));
 afterAll(async () => {
   await server?.stop();
   if (root) rmSync(root, { recursive: true, force: true });

@@ -21,6 +21,7 @@ import { prepareAuthzSite, startAuthzServer, type AuthzServer, type AuthzSite } 
 import { SAMPLES, idNumber, type Sample } from '../helpers/route-samples';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { raw } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = unknown> = { code: number; msg: string; data: T };
 
@@ -74,7 +75,7 @@ describe('the audit log of the console', () => {
   let site: AuthzServer | undefined;
   beforeAll(async () => {
     site = await startAuthzServer('audit-', { API_RATE_LIMIT: '100000' });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await site?.close();
   });
@@ -103,7 +104,7 @@ describe('the audit log of the console', () => {
     expect(missing).toEqual([]);
     const actions = new Set((await audit()).list.map((row) => row.action));
     expect([...actions]).toEqual(expect.arrayContaining(['market:developer:reject', 'module:install', 'module:uninstall', 'report:dismiss']));
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 /** The registered commands that change something (the help is generated from the same registry). */
@@ -135,7 +136,7 @@ describe('the audit log of the CLI', () => {
     await rt.db.insert(moduleVersion).values({ moduleId: fx.moduleId, version: '1.1.0', changelog: 'Second', packagePath: 'test/x.zip', packageName: 'x.zip', packageSize: 1, status: 'review', createTime: t });
     mkdirSync(join(dir, 'import'), { recursive: true });
     writeFileSync(join(dir, 'import', 'intro.md'), '---\ntitle: Intro\n---\n# Intro\n');
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await rt?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -209,5 +210,5 @@ describe('the audit log of the CLI', () => {
     expect(lines[0]).toBe('id\tusername\tnickname\temail\tmobile\tgroup\tstatus\tbalance\tpoints');
     expect(lines.slice(1).every((l) => l.split('\t').length === 9)).toBe(true);
     expect((await rt.db.select({ id: user.id }).from(user).where(eq(user.username, 'dave'))).length).toBe(1);
-  }, 180_000);
+  }, scaled(180_000));
 });

@@ -10,6 +10,7 @@ import { postJson, raw, type RawResponse, type TestServer } from '../helpers/ser
 import { CUSTOM_USERNAME, PASSWORD, PRIVATE, USERNAMES, startAuthzServer, type AuthzServer, type AuthzSite } from '../helpers/authz-site';
 import { LAST, SAMPLES } from '../helpers/route-samples';
 import { methodsOf, rawApiPaths, send, type ApiRoute } from '../helpers/api-routes';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let server: TestServer;
 let fx: AuthzSite;
@@ -20,7 +21,7 @@ let site: AuthzServer | undefined;
 beforeAll(async () => {
   site = await startAuthzServer('authz-', { API_RATE_LIMIT: '100000' });
   ({ server, fx, routes, tokens } = site);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await site?.close();
@@ -91,7 +92,7 @@ describe('the authorization matrix', () => {
     expect(failures).toEqual([]);
     expect(calls).toBeGreaterThan(600);
     expect(server.logs()).not.toMatch(/unhandled error/);
-  }, 120_000);
+  }, scaled(120_000));
 
   it("leaves the first member's things as they were after the others tried", async () => {
     // The logout cells ended every session: the first member logs in again.
@@ -173,5 +174,5 @@ describe('the authorization matrix', () => {
     // Member-center, forum, docs, chat, developer and other console routes: most of the API.
     expect(refused).toBeGreaterThan(60);
     expect(server.logs()).not.toMatch(/unhandled error/);
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -11,6 +11,7 @@ import { adjustScore } from '../../src/lib/server/account/ledger';
 import { chatReply, user, userScoreLog } from '../../src/lib/server/db/schema';
 import { saveModel } from '../../src/lib/server/chat/models';
 import { CHAT_KEY } from '../../src/lib/shared/chat';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let server: InProcessServer;
 let mock: MockOpenAI;
@@ -85,7 +86,7 @@ beforeAll(async () => {
     ['vslow', 'mock@60', { audience: 'visitors' }],
   ];
   for (const [name, modelId, extra] of models) await saveModel(server.runtime.db, { name, modelId, baseUrl: mock.url, apiKey: 'sk-test', audience: 'members', ...extra });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

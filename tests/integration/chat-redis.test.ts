@@ -11,6 +11,7 @@ import { saveModel } from '../../src/lib/server/chat/models';
 import { createUser } from '../../src/lib/server/account/users';
 import { adjustScore } from '../../src/lib/server/account/ledger';
 import { chatReply, user } from '../../src/lib/server/db/schema';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const DB = process.env.TEST_DATABASE_URL;
 const REDIS = process.env.TEST_REDIS_URL;
@@ -34,7 +35,7 @@ describe.skipIf(!DB || !REDIS)('chat across two instances', () => {
       await s.runtime.site.set('chat_rate_ip', '1000');
       await s.runtime.site.set('chat_rate_member', '1000');
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   afterAll(async () => {
     await a?.stop();

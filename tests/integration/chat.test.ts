@@ -15,6 +15,7 @@ import { importBook } from '../../src/lib/server/md/transfer';
 import { upsertBook } from '../../src/lib/server/md/books';
 import { expandFraming, type Translate } from '../../src/lib/shared/chat-frame';
 import { translator } from '../../src/lib/i18n';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let server: InProcessServer;
 let mock: MockOpenAI;
@@ -85,7 +86,7 @@ beforeAll(async () => {
   // A members-only book with a word no public page has.
   await upsertBook(db, 'insiders', { title: 'Insiders', visibility: 'members' });
   await importBook(db, 'insiders', { pages: [{ name: 'vault', title: 'Vault', order: 1, parent: null, content: '# Vault\n\n## Zanzibarite keys\n\nThe zanzibarite rotation runs every night.\n' }] });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.stop();

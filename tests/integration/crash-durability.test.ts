@@ -20,6 +20,7 @@ import { moduleText } from '../../src/lib/server/market/text';
 import { askCategory, askReply, module, moduleOrder, moduleVersion, user, userMoneyLog, userScoreLog, userSignIn } from '../../src/lib/server/db/schema';
 import { freshPostgres, postJson, startServer, type TestServer } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const ROUNDS = 3;
 /** Fresh members per round: each checks in once, replies once and buys every module of its round. */
@@ -268,9 +269,9 @@ async function crashRounds(kind: 'pglite' | 'postgres'): Promise<void> {
 describe('kill -9 in the middle of the load', () => {
   it(`loses no acknowledged reply, check-in or purchase on PGlite (${ROUNDS} rounds)`, async () => {
     await crashRounds('pglite');
-  }, 90_000);
+  }, scaled(90_000));
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(`loses no acknowledged reply, check-in or purchase on PostgreSQL (${ROUNDS} rounds)`, async () => {
     await crashRounds('postgres');
-  }, 90_000);
+  }, scaled(90_000));
 });

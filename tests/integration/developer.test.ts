@@ -18,6 +18,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Fields = Record<string, string>;
 type Env = { code: number; msg: string; data: (Record<string, unknown> & { fields?: Fields }) | null };
@@ -62,7 +63,7 @@ beforeAll(async () => {
   await member('outsider');
   await member('hurried');
   await member('reviewer', ADMIN_GROUP);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 
@@ -386,5 +387,5 @@ describe('the operator CLI', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 90_000);
+  }, scaled(90_000));
 });

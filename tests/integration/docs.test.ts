@@ -17,6 +17,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { ROOT, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> };
 const EN = { 'think-lang': 'en' };
@@ -50,7 +51,7 @@ beforeAll(async () => {
   await createPage(rt.db, { bookId: book.id, name: 'details', title: 'Details', parentId: intro.id, content: 'Deep dive.', authorId: people.owner!.row.id });
   const secret = await createBook(rt.db, { name: 'internal', title: 'Internal notes', visibility: 'members', ownerId: people.owner!.row.id });
   await createPage(rt.db, { bookId: secret.id, name: 'plans', title: 'Plans', content: '## Roadmap\n\nConfidential zebra roadmap.', authorId: people.owner!.row.id });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { raw, startServer, type TestServer } from '../helpers/server';
 import { TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const dataDir = mkdtempSync(join(TMP, 'first-'));
 let srv: TestServer | undefined;
@@ -18,7 +19,7 @@ const CREATED = /first start: site created \(peak (\d+) MB resident\); restartin
 
 describe('first start on a new data directory', () => {
   it('creates the site, replaces itself once under the same pid, then serves it', async () => {
-    srv = await startServer({ dataDir, startTimeout: 90_000 });
+    srv = await startServer({ dataDir, startTimeout: scaled(90_000) });
     const logs = srv.logs();
     const created = [...logs.matchAll(CREATED)];
     expect(created, logs).toHaveLength(1);
@@ -39,7 +40,7 @@ describe('first start on a new data directory', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('class="markdown-body"');
     expect((await raw(srv.url, '/healthz')).status).toBe(200);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('does not replace itself when the site exists', async () => {
     await srv!.stop();
@@ -47,5 +48,5 @@ describe('first start on a new data directory', () => {
     expect(srv.logs()).not.toMatch(CREATED);
     expect(srv.logs()).not.toMatch(/first start: md:/);
     expect((await raw(srv.url, '/healthz')).status).toBe(200);
-  }, 90_000);
+  }, scaled(90_000));
 });

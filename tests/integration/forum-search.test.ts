@@ -14,6 +14,7 @@ import { titleVectorOf, vectorOf } from '../../src/lib/server/ask/posts';
 import { SEARCH_CAP, searchPosts } from '../../src/lib/server/ask/search';
 import { freshPostgres } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 /** In 1,300 posts: the title of every 4th, the tags of the next, the body of all. */
 const COMMON = '树袋熊';
@@ -105,7 +106,7 @@ describe.each(engines)('forum search paging on %s', (_name, postgres) => {
         body: `We saw a ${RARE} near the creek, note ${i}.`,
       };
     });
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await rt?.close();

@@ -18,6 +18,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { freshPostgres, postJson, raw } from '../helpers/server';
 import { ROOT } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> & { id?: number } };
 const EN = { 'think-lang': 'en' };
@@ -62,7 +63,7 @@ beforeAll(async () => {
   await member('helper');
   await member('third');
   await member('moder', ADMIN_GROUP);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 
@@ -352,5 +353,5 @@ describe('counters and search on the database engines', () => {
     } finally {
       await pg.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -13,6 +13,7 @@ import { SAMPLES, type Sample } from '../helpers/route-samples';
 import { head, methodsOf, send, type ApiRoute } from '../helpers/api-routes';
 import { multipart, png } from '../helpers/files';
 import { arbitraryOf, hostile, HOSTILE_STRINGS } from '../helpers/zod-arbitrary';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 24);
 const SEED = Number(process.env.FUZZ_SEED ?? 17);
@@ -30,7 +31,7 @@ beforeAll(async () => {
   // Small enough that an oversize body is met too (413 with the envelope).
   site = await startAuthzServer('fuzz-', { API_RATE_LIMIT: '1000000', MAX_BODY_BYTES: String(256 * 1024), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
   ({ server, fx, routes, tokens } = site);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await site?.close();
@@ -260,5 +261,5 @@ describe('fuzzing every API route', () => {
     expect(failures).toEqual([]);
     expect(unhandled.slice(0, 20).map((l) => l.slice(0, 400))).toEqual([]);
     expect(sent).toBeGreaterThanOrEqual(jobs.length * CASES);
-  }, 240_000);
+  }, scaled(240_000));
 });

@@ -14,6 +14,7 @@ import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP, MEMBER_GROUP } from '../../src/lib/server/site/seed';
 import { createGroup, ruleIdsOf } from '../../src/lib/server/admin/groups';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> & { fields?: Record<string, string> } };
 const PASSWORD = 'secret123';
@@ -94,7 +95,7 @@ describe('groups and enforced rules (PGlite)', () => {
     cli = cliRunner({ DATA_DIR: dataDir });
     [boss, alice, mia, dep] = await Promise.all([login(srv.url, 'boss'), login(srv.url, 'alice'), login(srv.url, 'mia'), login(srv.url, 'dep')]);
     rules = await ruleIds(call.get, boss);
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await srv?.stop();
@@ -266,7 +267,7 @@ describe('groups and enforced rules (PGlite)', () => {
     for (const a of ['group:create', 'group:rules', 'group:delete']) expect(audit.some((r) => r.action === a && r.target === (a === 'group:create' ? '审核员' : 'Reviewers')), a).toBe(true);
     expect(audit.some((r) => r.action === 'group:list' || r.action === 'rule:list')).toBe(false);
     for (const c of ['group:list', 'group:create <name> [--title-en <name>] [--rules a,b]', 'group:rules <group> [--add a,b] [--remove a,b]', 'group:delete <group> --move-to <group>', 'rule:list']) expect(help.stdout, c).toContain(c);
-  }, 300_000);
+  }, scaled(300_000));
 });
 
 const pgEnabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
@@ -285,7 +286,7 @@ describe.skipIf(!pgEnabled)('groups on two instances (PostgreSQL + Redis)', () =
     env = { DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: `${PG_PREFIX}-groups-${Date.now()}:` };
     a = await startServer({ dataDir, env });
     b = await startServer({ dataDir, env });
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await a?.stop();
@@ -325,5 +326,5 @@ describe.skipIf(!pgEnabled)('groups on two instances (PostgreSQL + Redis)', () =
     expect(back.stdout).toContain('account/balance');
     expect(await eventually(async () => (await onB.get('/api/account/balance', alice)).code === 1)).toBe(true);
     expect((await onB.page('/user/account/balance', alice)).status).toBe(200);
-  }, 120_000);
+  }, scaled(120_000));
 });

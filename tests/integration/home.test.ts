@@ -15,6 +15,7 @@ import { formatDate } from '../../src/lib/shared/date';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { postJson, raw, type RawResponse } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let srv: InProcessServer;
 let rt: Runtime;
@@ -54,7 +55,7 @@ beforeAll(async () => {
   question = (await rt.db.select().from(askCategory)).find((c) => c.slug === 'question')!.id;
   await member('asker');
   await member('answerer');
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 

@@ -12,6 +12,7 @@ import { installModule } from '../../src/lib/server/modules/installs';
 import { applyDeveloper, decideDeveloper } from '../../src/lib/server/market/developers';
 import { freshPostgres, postJson, raw, startServer, type TestServer } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const DB = process.env.TEST_DATABASE_URL;
 const started: TestServer[] = [];
@@ -157,8 +158,8 @@ async function walk(postgres: boolean): Promise<void> {
 describe('ids beyond 32 bits and control characters', () => {
   it('answers every id-taking call, text field and visitor page with an envelope or 404 on PGlite', async () => {
     await walk(false);
-  }, 240_000);
+  }, scaled(240_000));
   it.skipIf(!DB)('does the same on PostgreSQL', async () => {
     await walk(true);
-  }, 240_000);
+  }, scaled(240_000));
 });

@@ -8,6 +8,7 @@ import type { Runtime } from '../../src/lib/server/runtime';
 import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { freshPostgres } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const open: Runtime[] = [];
 const dirs: string[] = [];
@@ -47,8 +48,8 @@ describe('cache invalidation by the code that changes data', () => {
     expect(await b.site.get('site_name')).toBe('Atrium');
     await b.pageCache.set('home', page(['site']), b.pageCache.generation);
     await a.site.set('site_name', 'Shared');
-    await expect.poll(() => b.pageCache.get('home'), { timeout: 3000 }).toBeUndefined();
-    await expect.poll(() => b.site.get('site_name'), { timeout: 3000 }).toBe('Shared');
+    await expect.poll(() => b.pageCache.get('home'), { timeout: scaled(3000) }).toBeUndefined();
+    await expect.poll(() => b.site.get('site_name'), { timeout: scaled(3000) }).toBe('Shared');
   });
 
   it.skipIf(!process.env.TEST_REDIS_URL)('a new instance hears the others from its first subscription (its subscriber is ready first)', async () => {
@@ -79,7 +80,7 @@ describe('cache invalidation by the code that changes data', () => {
       }
       await new Promise((r) => setTimeout(r, 100));
       await buses[0]!.publish('ping', { n: 1 });
-      await expect.poll(() => heard.map((h) => h.join()), { timeout: 3000 }).toEqual(Array(6).fill('1'));
+      await expect.poll(() => heard.map((h) => h.join()), { timeout: scaled(3000) }).toEqual(Array(6).fill('1'));
     } finally {
       for (const b of buses) await b.close();
       for (const c of clients) c.disconnect();

@@ -7,6 +7,7 @@ import { postJson, raw } from '../helpers/server';
 import { createUser } from '../../src/lib/server/account/users';
 import { adjustMoney, adjustScore } from '../../src/lib/server/account/ledger';
 import { signIn } from '../../src/lib/server/account/sign-in';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Row = { memo: string; memo_key: string; memo_raw: string };
 type Env<T> = { code: number; data: T };
@@ -37,7 +38,7 @@ beforeAll(async () => {
   await adjustScore(rt.db, member.id, -3, 'AI chat: Hello', { key: 'chat.memo', params: { title: 'Hello' } });
   cookies.member = await login('memo_member');
   cookies.boss = await login('boss');
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await srv?.stop();

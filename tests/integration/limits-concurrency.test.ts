@@ -21,6 +21,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs, solvedCaptcha } from '../helpers/members';
 import { png } from '../helpers/files';
 import { freshPostgres, postJson, startServer, type TestServer } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const DB = process.env.TEST_DATABASE_URL;
 const REDIS = process.env.TEST_REDIS_URL;
@@ -108,7 +109,7 @@ describe('limits under parallel requests on PGlite', () => {
     if (!(await isInstalled(rt.db, 'editor'))) await installModule(rt.db, 'editor');
     const [row] = await rt.db.select({ id: askCategory.id }).from(askCategory).where(ne(askCategory.type, 'announcement')).limit(1);
     category = row!.id;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => { await srv?.stop(); });
 
   it('opens exactly 3 of 8 first conversations sent at once by a member who joined today', async () => {
@@ -249,7 +250,7 @@ describe.skipIf(!DB || !REDIS)('limits under parallel requests on PostgreSQL + R
     a = await startInProcess(env);
     await a.runtime.site.set('user_login_captcha', '0');
     b = await startServer({ env, dataDir: a.dataDir });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await b?.stop();
     await a?.stop();

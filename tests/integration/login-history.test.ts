@@ -9,6 +9,7 @@ import { createUser } from '../../src/lib/server/account/users';
 import { LOGIN_HISTORY_KEEP, recordLogin } from '../../src/lib/server/account/login-history';
 import { user, userGroup, userLoginLog, userRule } from '../../src/lib/server/db/schema';
 import type { Runtime } from '../../src/lib/server/runtime';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> };
 type Login = { method: string; result: string; ip: string; userAgent: string; createTime: number };
@@ -52,7 +53,7 @@ beforeAll(async () => {
     expect(body.code, body.msg).toBe(1);
     cookies[name] = cookie;
   }
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 

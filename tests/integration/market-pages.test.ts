@@ -13,6 +13,7 @@ import { installModule, uninstallModule } from '../../src/lib/server/modules/ins
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { raw, type RawResponse } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let srv: InProcessServer;
 let rt: Runtime;
@@ -68,7 +69,7 @@ beforeAll(async () => {
   await member('buyer');
   await member('stranger');
   await member('boss', ADMIN_GROUP);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 

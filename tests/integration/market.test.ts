@@ -20,6 +20,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { freshPostgres, postJson, raw } from '../helpers/server';
 import { ROOT } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> };
 const EN = { 'think-lang': 'en' };
@@ -69,7 +70,7 @@ beforeAll(async () => {
   await adjustMoney(rt.db, people.twotabs!.row.id, 5_000, 'top-up');
   await makeModule(rt.db, rt, { uid: 'paid-one', developerId: people.dev!.row.id, price: 1_990, scorePrice: 300 });
   await makeModule(rt.db, rt, { uid: 'free-one', developerId: people.dev!.row.id });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 
@@ -296,7 +297,7 @@ describe('purchase consistency under concurrency', () => {
 
   it('PGlite: 40 buyers at once plus 10 double submits by one member', async () => {
     await stampede(rt.db, 40, 10);
-  }, 60_000);
+  }, scaled(60_000));
 
   it.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL: 60 buyers at once plus 20 double submits', async () => {
     const pg = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, DATABASE_URL: await freshPostgres(), DATABASE_POOL_SIZE: '20', LOG_LEVEL: 'warn' }));
@@ -305,7 +306,7 @@ describe('purchase consistency under concurrency', () => {
     } finally {
       await pg.close();
     }
-  }, 90_000);
+  }, scaled(90_000));
 });
 
 describe('the demo seed', () => {

@@ -12,6 +12,7 @@ import { installModule } from '../../src/lib/server/modules/installs';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> | null };
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
   await member('helper', MEMBER_GROUP);
   await member('plain', MEMBER_GROUP);
   await member('boss', ADMIN_GROUP);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 

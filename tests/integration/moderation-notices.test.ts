@@ -11,6 +11,7 @@ import { createPost } from '../../src/lib/server/ask/posts';
 import { createReply } from '../../src/lib/server/ask/replies';
 import { askCategory, askPost, askReply, askReport } from '../../src/lib/server/db/schema';
 import { PostInput, ReplyInput } from '../../src/lib/shared/validation/ask';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 interface Item { type: string; tab: string; action: string; title: string; summary: string; link: string; sender: unknown }
@@ -49,7 +50,7 @@ beforeAll(async () => {
   postId = (await createPost(rt.db, writer.id, PostInput.parse({ title: 'A post to report', category_id: category!.id, content: 'Buy cheap things at example dot com' }))).id;
   replyId = (await createReply(rt.db, replier.id, ReplyInput.parse({ post_id: postId, content: 'A rude reply to report' }))).id;
   for (const name of ['boss', 'writer', 'replier', 'tattler', 'second']) cookies[name] = await login(name);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await srv?.stop();

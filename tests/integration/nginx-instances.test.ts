@@ -26,6 +26,7 @@ import { openSse } from '../helpers/sse';
 import { startMockOpenAI, mockReplyWords, type MockOpenAI } from '../helpers/mock-openai';
 import { startSwift, swiftInstalled, type SwiftStore } from '../helpers/swift';
 import { ROOT, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const DB = process.env.TEST_DATABASE_URL;
 const REDIS = process.env.TEST_REDIS_URL;
@@ -81,7 +82,7 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
     }
     servers = await Promise.all([startServer({ env }), startServer({ env })]);
     nginx = await startNginx(servers.map((s) => s.port), { pin: true });
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await nginx?.stop();
@@ -267,12 +268,12 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
     try {
       expect(stream.status).toBe(200);
       expect(stream.headers['content-type']).toContain('text/event-stream');
-      const first = await stream.waitFor((e) => e.event === 'count', 5000);
+      const first = await stream.waitFor((e) => e.event === 'count', scaled(5000));
       const sent = Date.now();
       const res = await post(1, '/api/interaction/sendMessage', { user_id: ids.bob, content: 'across the proxy' }, await tokenOf('alice'));
       expect(res.code, res.msg).toBe(1);
-      const live = await stream.waitFor((e) => e.event === 'message', 3000);
-      expect(Date.now() - sent).toBeLessThan(1500);
+      const live = await stream.waitFor((e) => e.event === 'message', scaled(3000));
+      expect(Date.now() - sent).toBeLessThan(scaled(1500));
       expect(live.data).toMatchObject({ count: Number(first.data.count) + 1, message: { content: 'across the proxy', sender_id: ids.alice } });
     } finally {
       stream.close();

@@ -9,6 +9,7 @@ import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { freePort } from '../helpers/ports';
+import { scaled } from '../helpers/time-scale.mjs';
 
 /** pid → parent pid of every process, from /proc. */
 function parents(): Map<number, number> {
@@ -138,9 +139,9 @@ async function startAndStop(path: string, signal: 'SIGTERM' | 'SIGINT'): Promise
 describe('npm start', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('stops on %s to npm: the port, the processes and the database are released', async (signal) => {
     await startAndStop(process.env.PATH ?? '', signal);
-  }, 180_000);
+  }, scaled(180_000));
 
   it.skipIf(!oldNode)(`does the same on ${oldNode ?? 'an old'} Node, with scripts/node.mjs resident between npm and the server`, async () => {
     await startAndStop(`${oldNode}${delimiter}${process.env.PATH ?? ''}`, 'SIGTERM');
-  }, 180_000);
+  }, scaled(180_000));
 });

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { raw, startServer, type TestServer } from '../helpers/server';
 import { createRedisBus } from '../../src/lib/server/bus';
 import { PageCache } from '../../src/lib/server/page-cache';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const DB = process.env.TEST_DATABASE_URL;
 const REDIS = process.env.TEST_REDIS_URL;
@@ -79,7 +80,7 @@ describe.skipIf(!DB || !REDIS)('PostgreSQL and Redis', () => {
       await a.set('k', page, a.generation);
       await b.set('k', page, b.generation);
       await a.invalidate(['ask']);
-      await expect.poll(() => b.get('k'), { timeout: 2000 }).toBeUndefined();
+      await expect.poll(() => b.get('k'), { timeout: scaled(2000) }).toBeUndefined();
       expect(a.get('k')).toBeUndefined();
     } finally {
       a.close(); b.close();

@@ -15,6 +15,7 @@ import enAdmin from '../../src/lib/i18n/en/admin';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs, solvedCaptcha } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 interface Reply<T = unknown> { code: number; msg: string; data: T; time: number }
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
   server = await startInProcess({ TRUST_PROXY: '1' });
   await createUser(server.runtime.db, { username: 'powalice', password: 'secret123', email: 'powalice@example.com' });
   await createUser(server.runtime.db, { username: 'powboss', password: 'secret123', email: 'powboss@example.com', groupId: 2 });
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => { await server?.stop(); });
 
 async function challenge(headers: Record<string, string>): Promise<Challenge> {
@@ -130,7 +131,7 @@ describe('proof-of-work captcha over HTTP', () => {
     expect(counters[0]).toBeGreaterThan(POW_BASE_MAX);
     const quiet = await solveChallenge({ challenge: await challenge(from()), deriveKey, timeout: 60_000 });
     expect(quiet!.counter).toBeLessThanOrEqual(POW_BASE_MAX);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('accepts only the captchas the operator offers', async () => {
     const ip = from();

@@ -10,6 +10,7 @@ import { startServer, type TestServer } from '../helpers/server';
 import { NGINX_MISSING, startNginx, viaTls, type Nginx } from '../helpers/nginx';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { rawExchange, type RawReply } from '../helpers/raw-exchange';
+import { scaled } from '../helpers/time-scale.mjs';
 
 if (NGINX_MISSING) console.warn(NGINX_MISSING);
 
@@ -41,9 +42,9 @@ describe.skipIf(NGINX_MISSING !== null)('behind nginx (deploy/nginx/atrium.conf)
   let server: TestServer;
   let nginx: Nginx;
   beforeAll(async () => {
-    server = await startServer({ dataDir: await dataWithMember(), env: { TRUST_PROXY: '1', LOGIN_IP_LIMIT: '3' }, startTimeout: 60_000 });
+    server = await startServer({ dataDir: await dataWithMember(), env: { TRUST_PROXY: '1', LOGIN_IP_LIMIT: '3' }, startTimeout: scaled(60_000) });
     nginx = await startNginx(server.port);
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await nginx?.stop();
     await server?.stop();
@@ -137,9 +138,9 @@ describe.skipIf(NGINX_MISSING !== null)('session cookies behind nginx with TLS',
   beforeAll(async () => {
     // The proxy named by its address, as deploy/ shows it. The visitor connects from 127.0.0.2:
     // from the proxy's own address it would be taken for one more proxy in the chain.
-    server = await startServer({ dataDir: await dataWithMember(), env: { TRUST_PROXY: '127.0.0.1' }, startTimeout: 60_000 });
+    server = await startServer({ dataDir: await dataWithMember(), env: { TRUST_PROXY: '127.0.0.1' }, startTimeout: scaled(60_000) });
     nginx = await startNginx(server.port);
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await nginx?.stop();
     await server?.stop();

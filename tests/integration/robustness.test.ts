@@ -7,9 +7,10 @@ import { createUser, isUniqueViolation } from '../../src/lib/server/account/user
 import { AppError } from '../../src/lib/server/http';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { raw } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let srv: InProcessServer;
-beforeAll(async () => { srv = await startInProcess(); }, 60_000);
+beforeAll(async () => { srv = await startInProcess(); }, scaled(60_000));
 afterAll(async () => { await srv?.stop(); });
 
 const openFiles = (): number => readdirSync('/proc/self/fd').length;

@@ -10,6 +10,7 @@ import { createUser } from '../../src/lib/server/account/users';
 import { sendCode } from '../../src/lib/server/account/codes';
 import { freshPostgres, postJson, startServer, type TestServer } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const DB = process.env.TEST_DATABASE_URL;
 const REDIS = process.env.TEST_REDIS_URL;
@@ -80,17 +81,17 @@ async function loginLockIsPerAccount({ server }: Setup): Promise<void> {
 describe('parallel guesses on PGlite', () => {
   it('compares at most 5 of 120 parallel guesses at a password-reset code, and the code is void after them', async () => {
     await codeGuessesAreCounted(await setUp('pglite'));
-  }, 180_000);
+  }, scaled(180_000));
   it('lets 10 of 40 parallel wrong logins through and locks the account under all its names', async () => {
     await loginLockIsPerAccount(await setUp('pglite'));
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 describe.skipIf(!DB || !REDIS)('parallel guesses on PostgreSQL + Redis', () => {
   it('compares at most 5 of 120 parallel guesses at a password-reset code, and the code is void after them', async () => {
     await codeGuessesAreCounted(await setUp('postgres'));
-  }, 180_000);
+  }, scaled(180_000));
   it('lets 10 of 40 parallel wrong logins through and locks the account under all its names', async () => {
     await loginLockIsPerAccount(await setUp('postgres'));
-  }, 180_000);
+  }, scaled(180_000));
 });

@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { userGroup, userRule } from '../../src/lib/server/db/schema';
 import { ADMIN_GROUP, MEMBER_GROUP, seedDefaults } from '../../src/lib/server/site/seed';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let srv: InProcessServer;
-beforeAll(async () => { srv = await startInProcess(); }, 120_000);
+beforeAll(async () => { srv = await startInProcess(); }, scaled(120_000));
 afterAll(async () => { await srv?.stop(); });
 
 describe('rules a newer version adds to an existing site', () => {

@@ -21,6 +21,7 @@ import { png } from '../helpers/files';
 import { freePort } from '../helpers/ports';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { rawExchange } from '../helpers/raw-exchange';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -73,30 +74,30 @@ async function upload(url: string, token: string, headers: Record<string, string
 describe('TRUST_PROXY on an address beyond loopback', () => {
   it('refuses to start when a number of proxies would trust every peer, and names the fix', async () => {
     for (const [trust, host] of [['1', '0.0.0.0'], ['2', '::']]) {
-      const started = startServer({ env: { TRUST_PROXY: trust!, HOST: host! }, startTimeout: 50_000 });
+      const started = startServer({ env: { TRUST_PROXY: trust!, HOST: host! }, startTimeout: scaled(50_000) });
       const error = await started.then(async (s) => { await s.stop(); return null; }, (err: Error) => err);
       expect(error?.message, `TRUST_PROXY=${trust} HOST=${host}`).toMatch(/server exited with 1/);
       expect(error?.message).toContain(`TRUST_PROXY=${trust} believes X-Forwarded-For from any peer, and HOST=${host}`);
       expect(error?.message).toContain('TRUST_PROXY=127.0.0.1');
       expect(error?.message).toContain('HOST=127.0.0.1');
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   it('starts with the proxies named by address on 0.0.0.0, and with a count of proxies on loopback', async () => {
     for (const env of [{ TRUST_PROXY: '127.0.0.1,::1', HOST: '0.0.0.0' }, { TRUST_PROXY: '1', HOST: '127.0.0.1' }]) {
-      const server = await startServer({ env, startTimeout: 60_000 });
+      const server = await startServer({ env, startTimeout: scaled(60_000) });
       try {
         expect((await raw(server.url, '/healthz')).status).toBe(200);
       } finally {
         await server.stop();
       }
     }
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 describe('methods Atrium does not implement', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startServer({ startTimeout: 60_000 }); }, 90_000);
+  beforeAll(async () => { server = await startServer({ startTimeout: scaled(60_000) }); }, scaled(90_000));
   afterAll(async () => { await server?.stop(); });
 
   const API = ['/api/user/checkIn', '/api/ajax/upload', '/api/developer/package', STREAM_PATH, COUNT_PATH, CHAT_SEND_PATH, '/api/no/such'];
@@ -164,8 +165,8 @@ describe('DATA_DIR under umask 022', () => {
     chmodSync(join(prepared.dataDir, 'db'), 0o755);
     chmodSync(join(prepared.dataDir, 'db', 'PG_VERSION'), 0o644);
     expect(openToOthers(prepared.dataDir).length).toBeGreaterThan(0);
-    server = await startServer({ dataDir: prepared.dataDir, umask: '022', startTimeout: 60_000 });
-  }, 120_000);
+    server = await startServer({ dataDir: prepared.dataDir, umask: '022', startTimeout: scaled(60_000) });
+  }, scaled(120_000));
   afterAll(async () => { await server?.stop(); });
 
   it('is the owner\'s alone: folders 0700 and files 0600, the old ones and those written since', async () => {
@@ -196,7 +197,7 @@ describe('the upload reply\'s full_url', () => {
     }
     token = await loginToken(server.url);
     siteToken = await loginToken(site.url);
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => { await server?.stop(); await site?.stop(); });
 
   it('never names a forged Host: relative without SITE_URL, SITE_URL\'s origin with it', async () => {
@@ -238,8 +239,8 @@ describe('/healthz with Redis', () => {
   beforeAll(async () => {
     redisPort = await freePort();
     await startRedis();
-    server = await startServer({ env: { REDIS_URL: `redis://127.0.0.1:${redisPort}`, REDIS_PREFIX: `hz${Date.now().toString(36)}:` }, startTimeout: 60_000 });
-  }, 90_000);
+    server = await startServer({ env: { REDIS_URL: `redis://127.0.0.1:${redisPort}`, REDIS_PREFIX: `hz${Date.now().toString(36)}:` }, startTimeout: scaled(60_000) });
+  }, scaled(90_000));
   afterAll(async () => {
     await server?.stop();
     await stopRedis();

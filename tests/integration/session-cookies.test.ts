@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { postJson, raw, type RawResponse } from '../helpers/server';
 import { createUser } from '../../src/lib/server/account/users';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let site: InProcessServer;
 let plain: InProcessServer;
@@ -19,7 +20,7 @@ beforeAll(async () => {
     await s.runtime.site.set('user_login_captcha', '0');
     await createUser(s.runtime.db, { username: 'carol', nickname: '卡萝 Carol', password: 'secret123', email: 'carol@example.com' });
   }
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => { await Promise.all([site?.stop(), plain?.stop()]); });
 
 type Cookie = { name: string; value: string; attrs: Record<string, string | true> };

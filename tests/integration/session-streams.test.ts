@@ -19,6 +19,7 @@ import { loginAs } from '../helpers/members';
 import { startMockOpenAI, type MockOpenAI } from '../helpers/mock-openai';
 import { freshPostgres, postJson } from '../helpers/server';
 import { openSse, type SseClient } from '../helpers/sse';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 const DB = process.env.TEST_DATABASE_URL;
@@ -64,8 +65,8 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
   };
   /** The stream ends within a second of `started`, and its last event says why. */
   const endsWithin = async (s: SseClient, started: number, reason: string): Promise<void> => {
-    await s.waitForEnd(1000);
-    expect(Date.now() - started).toBeLessThan(1000);
+    await s.waitForEnd(scaled(1000));
+    expect(Date.now() - started).toBeLessThan(scaled(1000));
     expect(s.events.at(-1)).toMatchObject({ event: 'end', data: { reason } });
   };
   const privateTexts = (s: SseClient): unknown[] => s.events.filter((e) => e.event === 'message').map((e) => (e.data.message as { content: string }).content);
@@ -77,7 +78,7 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     b = pg ? await startInProcess(env) : a;
     await a.runtime.site.set('chat_rate_ip', '1000');
     await saveModel(a.runtime.db, { name: 'slow', modelId: 'mock@50', baseUrl: mock.url, apiKey: 'sk-test', audience: 'members' });
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     for (const s of opened) s.close();
     if (b !== a) await b?.stop();
@@ -151,7 +152,7 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     const expires = Math.floor(Date.now() / 1000) + 2;
     await a.runtime.db.update(token).set({ expireTime: expires }).where(eq(token.token, hashToken(a.runtime.tokenSecret, session.token)));
     const s = await stream(session.token);
-    await s.waitForEnd(4000);
+    await s.waitForEnd(scaled(4000));
     expect(Date.now()).toBeGreaterThanOrEqual(expires * 1000 - 50);
     expect(Date.now()).toBeLessThan(expires * 1000 + 1000);
     expect(s.events.at(-1)).toMatchObject({ event: 'end', data: { reason: 'expired' } });
@@ -178,8 +179,8 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     // Read to the end: the reply itself would run for a minute and a half.
     const ended = (async () => { while (!(await reader.read()).done) { /* the rest until it ends */ } })();
     try {
-      await Promise.race([ended, new Promise((_, fail) => setTimeout(() => fail(new Error('the resumed reply was still streaming after 1 s')), 1000))]);
-      expect(Date.now() - started).toBeLessThan(1000);
+      await Promise.race([ended, new Promise((_, fail) => setTimeout(() => fail(new Error(`the resumed reply was still streaming after ${scaled(1000)} ms`)), scaled(1000)))]);
+      expect(Date.now() - started).toBeLessThan(scaled(1000));
     } finally {
       await reader.cancel().catch(() => undefined);
       // The reply itself runs on (as after any disconnect) until it is stopped.
@@ -192,7 +193,7 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     const tokens = [ann.token, ...await Promise.all(Array.from({ length: MESSAGE_STREAMS_PER_MEMBER }, () => login(ann.name)))];
     const streams: SseClient[] = [];
     for (const value of tokens) streams.push(await stream(value));
-    await streams[0]!.waitForEnd(1000);
+    await streams[0]!.waitForEnd(scaled(1000));
     expect(streams[0]!.events.at(-1)).toMatchObject({ event: 'end', data: { reason: 'limit' } });
     expect(streams.slice(1).map((s) => s.ended)).toEqual(Array(MESSAGE_STREAMS_PER_MEMBER).fill(false));
     expect(a.runtime.sessions.streams.count(ann.id)).toBe(MESSAGE_STREAMS_PER_MEMBER);
@@ -209,7 +210,7 @@ describe.each(MODES)('streams end with their session on $name', ({ pg }) => {
     const members = await Promise.all(Array.from({ length: Math.ceil((MESSAGE_STREAMS_PER_ADDRESS + 1) / perMember) }, () => member()));
     const streams: SseClient[] = [];
     for (let i = 0; i <= MESSAGE_STREAMS_PER_ADDRESS; i++) streams.push(await stream(members[Math.floor(i / perMember)]!.token, address));
-    await streams[0]!.waitForEnd(1000);
+    await streams[0]!.waitForEnd(scaled(1000));
     expect(streams[0]!.events.at(-1)).toMatchObject({ event: 'end', data: { reason: 'limit' } });
     expect(streams.slice(1).filter((s) => s.ended)).toHaveLength(0);
     // Another address is not affected.

@@ -15,6 +15,7 @@ import { listCategories } from '../../src/lib/server/ask/categories';
 import { installModule } from '../../src/lib/server/modules/installs';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let srv: InProcessServer;
 const tokens: Record<string, string> = {};
@@ -130,5 +131,5 @@ describe('user:money', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

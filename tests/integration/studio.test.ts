@@ -13,6 +13,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { png, zip } from '../helpers/files';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T & { fields?: Record<string, string> } };
 
@@ -72,7 +73,7 @@ beforeAll(async () => {
   await member('rival', 'approved');
   await member('plain', null);
   await member('waiting', 'pending');
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 

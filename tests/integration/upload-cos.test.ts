@@ -12,6 +12,7 @@ import { createUser } from '../../src/lib/server/account/users';
 import { attachment } from '../../src/lib/server/db/schema';
 import { issueLocalCredentials, type CosCredentials } from '../../src/lib/server/upload/cos';
 import { cosEncode, qSign } from '../helpers/cos-sign';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const BUCKET = 'atrium-1250000000';
 const REGION = 'ap-guangzhou';
@@ -33,7 +34,7 @@ beforeAll(async () => {
     members[name].id = (await createUser(server.runtime.db, { username: name, password: 'secret123' })).id;
     members[name].token = (await loginAs(server.url, server.runtime, name, 'secret123')).token;
   }
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await server?.stop();

@@ -12,6 +12,7 @@ import { createUser } from '../../src/lib/server/account/users';
 import { adjustMoney } from '../../src/lib/server/account/ledger';
 import { attachment, developer, module, moduleVersion } from '../../src/lib/server/db/schema';
 import { PACKAGE_URL_TTL, signedPackageUrl } from '../../src/lib/server/upload/cloud-packages';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const BUCKET = 'atrium-1250000000';
 const REGION = 'ap-guangzhou';
@@ -46,7 +47,7 @@ beforeAll(async () => {
     people[name] = { id: row.id, token: (await loginAs(server.url, server.runtime, name, 'secret123')).token };
   }
   await adjustMoney(server.runtime.db, people.buyer.id, 10_000, 'top-up');
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await server?.stop();

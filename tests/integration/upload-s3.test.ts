@@ -9,6 +9,7 @@ import { loginAs } from '../helpers/members';
 import { startSwift, type SwiftStore } from '../helpers/swift';
 import { createUser } from '../../src/lib/server/account/users';
 import { attachment } from '../../src/lib/server/db/schema';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let swift: SwiftStore;
 let server: InProcessServer;
@@ -28,7 +29,7 @@ beforeAll(async () => {
     members[name].token = (await loginAs(server.url, server.runtime, name, 'secret123')).token;
   }
   s3 = new S3Client({ region: swift.region, endpoint: swift.endpoint, forcePathStyle: true, credentials: { accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey } });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await server?.stop();

@@ -11,6 +11,7 @@ import { TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { PASSWORD, prepareAuthzSite, type AuthzSite } from '../helpers/authz-site';
 import { idNumber } from '../helpers/route-samples';
 import { ALL_PAYLOADS, MARK, PAGE_PAYLOADS, liveInjections } from '../helpers/xss';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> };
 interface Session { token: string; cookie: string }
@@ -36,7 +37,7 @@ beforeAll(async () => {
   fx = await prepareAuthzSite({ DATA_DIR: dataDir });
   server = await startServer({ dataDir, env: { API_RATE_LIMIT: '100000' } });
   for (const name of ['alice', 'bob', 'devone', 'boss']) people[name] = await login(name);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await server?.stop();
@@ -121,5 +122,5 @@ describe('member input on every page that renders it', () => {
       expect(shown, page).toContain(page);
     }
     expect(server.logs()).not.toMatch(/unhandled error/);
-  }, 240_000);
+  }, scaled(240_000));
 });

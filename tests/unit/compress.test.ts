@@ -1,4 +1,4 @@
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { compressResponse } from '../../src/lib/server/compress';
 
@@ -28,10 +28,19 @@ describe('compressResponse', () => {
   });
 
   it('compresses at stream speed: a 20 KB page takes a few milliseconds, not brotli 11\'s ~25 ms', async () => {
+    // Measured against brotli 11 on the same page, the two interleaved: a busy machine slows both alike,
+    // so the test does not pass or fail by the machine's speed (quiet: a few ms against ~25 ms).
     await roundTrip('br');
-    const started = performance.now();
-    for (let i = 0; i < 10; i++) await roundTrip('br');
-    // Generous bound for a loaded CI machine: quality 11 takes ~250 ms for the ten.
-    expect((performance.now() - started) / 10).toBeLessThan(12);
+    let stream = 0;
+    let best = 0;
+    for (let i = 0; i < 10; i++) {
+      let started = performance.now();
+      await roundTrip('br');
+      stream += performance.now() - started;
+      started = performance.now();
+      brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+      best += performance.now() - started;
+    }
+    expect(stream).toBeLessThan(best / 2);
   });
 });

@@ -7,12 +7,13 @@ import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 import { importRules } from '../../eslint.config.js';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const REPO = join(import.meta.dirname, '../..');
 const FIXTURE = join(REPO, 'tests/fixtures/import-rules');
 
 describe('import rules', () => {
-  it('report every cycle and every forbidden arrow of the fixture, and nothing else', { timeout: 60_000 }, async () => {
+  it('report every cycle and every forbidden arrow of the fixture, and nothing else', { timeout: scaled(60_000) }, async () => {
     const eslint = new ESLint({
       cwd: FIXTURE,
       overrideConfigFile: true,
@@ -39,7 +40,7 @@ describe('import rules', () => {
     expect(cycle).toBe('Import cycle (type-only imports count): src/lib/server/log.ts → src/lib/server/env.ts → src/lib/server/log.ts');
   });
 
-  it('apply to every source file of the repository', { timeout: 60_000 }, async () => {
+  it('apply to every source file of the repository', { timeout: scaled(60_000) }, async () => {
     const eslint = new ESLint({ cwd: REPO });
     for (const file of ['src/lib/server/http.ts', 'src/lib/server/ask/posts.ts', 'src/lib/shared/codes.ts', 'src/server/app.ts', 'src/middleware.ts']) {
       const { rules } = await eslint.calculateConfigForFile(join(REPO, file)) as { rules: Record<string, [number, ...unknown[]]> };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffLines, diffView, numberLines, splitLines, type DiffOp } from '../../src/islands/md/diff';
+import { scaled } from '../helpers/time-scale.mjs';
 
 /** The old and new texts a diff describes: every diff must give both back exactly. */
 function sides(ops: readonly DiffOp[]): [string, string] {
@@ -88,7 +89,7 @@ describe('diffLines', () => {
     b.splice(1000, 0, '新的一行', 'another');
     const started = performance.now();
     const ops = check(a.join('\n'), b.join('\n'));
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(scaled(200));
     expect(ops.filter((o) => o.type === 'equal').length).toBe(lcs(a, b));
   });
 
@@ -97,14 +98,14 @@ describe('diffLines', () => {
     const b = Array.from({ length: 3000 }, (_, i) => `new ${i}`);
     let started = performance.now();
     const ops = check(a.join('\n'), b.join('\n'));
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(scaled(200));
     expect(ops.filter((o) => o.type === 'del')).toHaveLength(3000);
 
     // Every other line changed: too many edits for one pass, split at the unique lines kept.
     const c = a.map((l, i) => (i % 2 ? `changed ${i}` : l));
     started = performance.now();
     const mixed = check(a.join('\n'), c.join('\n'));
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(scaled(200));
     expect(mixed.filter((o) => o.type === 'equal')).toHaveLength(1500);
   });
 });

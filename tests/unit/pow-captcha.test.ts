@@ -9,6 +9,7 @@ import {
   countPowFailure, createPowChallenge, nextPowLevel, POW_BASE_MAX, POW_BASE_MIN, POW_COST, POW_FREE, POW_MAX_LEVEL, POW_TTL,
   powCounterRange, powLevel, powSecrets,
 } from '../../src/lib/server/captcha/pow-captcha';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const secrets = powSecrets('a'.repeat(64));
 
@@ -63,7 +64,7 @@ describe('proof-of-work challenge', () => {
     const solution = await solve(challenge);
     expect(solution.counter).toBeGreaterThanOrEqual(POW_BASE_MIN * 4);
     expect(solution.counter).toBeLessThanOrEqual(POW_BASE_MAX * 4);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe('proof-of-work difficulty', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { highlight, plainText, searchQuery, searchVector, snippet, stripCalloutMarkers } from '../../src/lib/server/search/text';
+import { scaled } from '../helpers/time-scale.mjs';
 
 /** Lexeme → its `pos+weight` entries, read back from a tsvector literal. */
 function parseVector(vector: string): Map<string, string[]> {
@@ -302,7 +303,7 @@ describe('PostgreSQL literals (PGlite)', () => {
     } finally {
       await pg.close();
     }
-  }, 30_000);
+  }, scaled(30_000));
 });
 
 describe('highlight positions with full-width punctuation (the fast fold path)', () => {
