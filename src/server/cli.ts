@@ -14,7 +14,7 @@ import { adjustMoney, adjustScore } from '../lib/server/account/ledger';
 import { addNotice } from '../lib/server/account/notices';
 import { decideInvoice, pendingInvoices } from '../lib/server/account/invoices';
 import { decideWithdrawal, pendingWithdrawals } from '../lib/server/market/studio';
-import { SITE_MODULES, installModule, installedModules, uninstallModule } from '../lib/server/modules/installs';
+import { SITE_MODULES, installReviewed, installedModules, uninstallModule } from '../lib/server/modules/installs';
 import { exportBook, importBook } from '../lib/server/md/transfer';
 import { addEditor, findBook, listBooks, removeEditor, upsertBook } from '../lib/server/md/books';
 import { readFolder, writeFolder } from '../lib/server/md/folder';
@@ -354,7 +354,7 @@ async function dispatch(runtime: Runtime, command: string, rest: string[]): Prom
           stderr.write(`Unknown module "${uid ?? ''}". Site modules: ${Object.keys(SITE_MODULES).join(', ')}\n`);
           return 2;
         }
-        const changed = command === 'module:install' ? await installModule(runtime.db, uid) : await uninstallModule(runtime.db, uid);
+        const changed = command === 'module:install' ? await installReviewed(runtime, uid) : await uninstallModule(runtime.db, uid);
         await runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
         stdout.write(command === 'module:install' ? `Installed ${uid} ${String(changed)}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
         return 0;

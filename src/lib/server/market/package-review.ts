@@ -1,0 +1,97 @@
+// The package's path from submission to install: a version is submitted with an inspected package
+// (its manifest for this module and this version), approval pins the sha256 the reviewer saw, and
+// install hashes the stored bytes again and refuses a package that is not the reviewed one.
+import { and, eq } from 'drizzle-orm';
+import { readFile } from 'node:fs/promises';
+import packageJson from '../../../../package.json' with { type: 'json' };
+import type { Db } from '../db/client';
+import { attachment, module, moduleVersion } from '../db/schema';
+import { AppError } from '../http';
+import type { Runtime } from '../runtime';
+import { inspectPackage, sha256Of, type InspectResult } from '../modules/inspect';
+import { worksWith, type Manifest, type PackageProblem } from '../modules/manifest';
+import { cloudSettingsProblem, readCloudSettings } from '../upload/cloud-settings';
+import { storeFor } from '../upload/cloud-api';
+import { isCloudPackage } from '../upload/cloud-packages';
+import { packageFile } from './packages';
+
+/** The version of Atrium this codebase is (package.json), which manifests' `atrium` ranges are checked against. */
+export const ATRIUM_VERSION: string = packageJson.version;
+
+type PackageRuntime = Pick<Runtime, 'config' | 'site' | 'log'>;
+
+/** The bytes (or the local file) of a stored package, or null when it is not there. */
+export async function storedPackage(runtime: PackageRuntime, packagePath: string, size: number): Promise<string | Buffer | null> {
+  if (!packagePath) return null;
+  if (isCloudPackage(packagePath)) {
+    const cloud = readCloudSettings(await runtime.site.all());
+    if (cloud.mode === 'local' || cloudSettingsProblem(cloud)) return null;
+    const bytes = await storeFor(cloud).readHead(packagePath.replace(/^\/+/, ''), Math.max(1, size)).catch(() => null);
+    return bytes?.length ? bytes : null;
+  }
+  const file = packageFile(runtime, packagePath);
+  return file ? readFile(file).catch(() => null) : null;
+}
+
+/** The developer's own uploaded package for a version form, or the "upload it first" field error. */
+export async function ownPackage(db: Db, developerId: number, packageId: number): Promise<{ url: string; size: number }> {
+  const [pkg] = await db.select({ url: attachment.url, size: attachment.size }).from(attachment).where(and(
+    eq(attachment.id, packageId), eq(attachment.userId, developerId), eq(attachment.topic, 'package'), eq(attachment.storage, 'private'),
+  )).limit(1);
+  if (!pkg) throw new AppError('devstudio.error.package', { fieldKeys: { package_id: 'devstudio.error.package' } });
+  return pkg;
+}
+
+/**
+ * Inspects the package a developer submits with a version: every problem of the package, plus a
+ * manifest for another module or another version than the form says.
+ */
+export async function inspectSubmission(runtime: PackageRuntime & Pick<Runtime, 'db'>, developerId: number, input: { moduleId: number; version: string; packageId: number }): Promise<InspectResult> {
+  const [own] = await runtime.db.select({ uid: module.uid }).from(module).where(and(eq(module.id, input.moduleId), eq(module.developerId, developerId))).limit(1);
+  if (!own) throw new AppError('devstudio.error.moduleMissing', { status: 404 });
+  const pkg = await ownPackage(runtime.db, developerId, input.packageId);
+  const source = await storedPackage(runtime, pkg.url, pkg.size);
+  if (!source) throw new AppError('market.packageMissing');
+  const inspected = await inspectPackage(source);
+  if (!inspected.ok) return inspected;
+  const problems: PackageProblem[] = [];
+  if (inspected.manifest.uid !== own.uid) problems.push({ key: 'devstudio.package.uidMismatch', values: { found: inspected.manifest.uid, expected: own.uid } });
+  if (inspected.manifest.version !== input.version) problems.push({ key: 'devstudio.package.versionMismatch', values: { found: inspected.manifest.version, expected: input.version } });
+  return problems.length ? { ok: false, problems } : inspected;
+}
+
+/**
+ * Before a reviewer's approval: each package about to be approved still hashes to what was
+ * inspected at submission (the reviewer approves what they saw, or nothing).
+ */
+export async function checkUnchanged(runtime: PackageRuntime & Pick<Runtime, 'db'>, target: { type: 'module' | 'version'; id: number }): Promise<void> {
+  const where = target.type === 'module'
+    ? and(eq(moduleVersion.moduleId, target.id), eq(moduleVersion.status, 'review'))
+    : eq(moduleVersion.id, target.id);
+  const rows = await runtime.db.select({ id: moduleVersion.id, version: moduleVersion.version, packagePath: moduleVersion.packagePath, packageSize: moduleVersion.packageSize, sha256: moduleVersion.sha256, uid: module.uid })
+    .from(moduleVersion).innerJoin(module, eq(module.id, moduleVersion.moduleId)).where(where);
+  for (const v of rows) {
+    if (!v.sha256) continue;
+    const source = await storedPackage(runtime, v.packagePath, v.packageSize);
+    if (!source || (await sha256Of(source)) !== v.sha256) throw new AppError('developer.review.packageChanged', { values: { uid: v.uid, version: v.version } });
+  }
+}
+
+/**
+ * Before a site module is installed at a version with a package: the stored package must hash to
+ * the sha256 its reviewer approved, and its manifest must accept this Atrium; otherwise refused.
+ */
+export async function verifyForInstall(runtime: PackageRuntime, uid: string, v: { version: string; packagePath: string; packageSize: number; reviewedSha256: string; manifest: unknown }): Promise<void> {
+  if (!v.packagePath) return;
+  const values = { uid, version: v.version };
+  if (!v.reviewedSha256) throw new AppError('market.packageNotReviewed', { values });
+  const source = await storedPackage(runtime, v.packagePath, v.packageSize);
+  if (!source) throw new AppError('market.packageMissing');
+  const actual = await sha256Of(source);
+  if (actual !== v.reviewedSha256) {
+    runtime.log.error('module package changed after review', { uid, version: v.version, reviewed: v.reviewedSha256, actual });
+    throw new AppError('market.packageTampered', { values });
+  }
+  const range = (v.manifest as Manifest | null)?.atrium;
+  if (range && !worksWith(range, ATRIUM_VERSION)) throw new AppError('market.packageAtrium', { values: { ...values, range, atrium: ATRIUM_VERSION } });
+}
