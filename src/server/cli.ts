@@ -26,6 +26,7 @@ import { BOOK_NAME } from '../lib/shared/validation/md';
 import { decideDeveloper, developerList, type DeveloperStatus } from '../lib/server/market/developers';
 import { decideModule, decideVersion, moduleIdByUid, versionIdOf } from '../lib/server/market/review';
 import { CHAT_USAGE, runChatCommand } from './chat-cli';
+import { packCommand } from '../lib/server/modules/pack';
 
 /** Where a command writes: the terminal, or the socket of the CLI that asked. */
 export interface CliIo {
@@ -347,6 +348,7 @@ async function dispatch(runtime: Runtime, command: string, rest: string[]): Prom
         }
         return 0;
       }
+      case 'module:pack': return packCommand(rest, pathArg, { out: stdout.write, err: stderr.write });
       case 'module:install':
       case 'module:uninstall': {
         const [uid] = rest;

@@ -94,10 +94,7 @@ export type Manifest = z.infer<typeof Manifest>;
 
 /** The JSON Schema published for module authors, generated from `Manifest`. */
 export function manifestJsonSchema(): Record<string, unknown> {
-  return {
-    $id: 'https://atrium.dev/schemas/atrium-module.schema.json',
-    ...z.toJSONSchema(Manifest, { io: 'input', target: 'draft-2020-12' }),
-  };
+  return { title: 'atrium.json', ...z.toJSONSchema(Manifest, { io: 'input', target: 'draft-2020-12' }) };
 }
 
 /** One thing wrong with a package, as a message key and its values (translated when replied). */
@@ -110,8 +107,11 @@ const fieldName = (path: readonly PropertyKey[]): string =>
   path.length ? path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('') : MANIFEST_FILE;
 
 /** zod's issues as problems a developer can act on (the field and what is wrong with it). */
-function issueProblems(issues: readonly z.core.$ZodIssue[]): PackageProblem[] {
+function issueProblems(issues: readonly z.core.$ZodIssue[], json: unknown): PackageProblem[] {
   const out: PackageProblem[] = [];
+  // zod does not say whether a wrong-typed value was there at all: look it up.
+  const valueAt = (path: readonly PropertyKey[]): unknown =>
+    path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), json);
   for (const issue of issues) {
     const field = fieldName(issue.path);
     switch (issue.code) {
@@ -119,7 +119,7 @@ function issueProblems(issues: readonly z.core.$ZodIssue[]): PackageProblem[] {
         for (const k of issue.keys) out.push({ key: 'devstudio.manifest.unknown', values: { field: fieldName([...issue.path, k]) } });
         break;
       case 'invalid_type':
-        out.push(issue.input === undefined
+        out.push(valueAt(issue.path) === undefined
           ? { key: 'devstudio.manifest.required', values: { field } }
           : { key: 'devstudio.manifest.type', values: { field, expected: String(issue.expected) } });
         break;
@@ -192,7 +192,7 @@ export function readManifest(source: string, files: ReadonlySet<string>): { mani
     return { problems: [{ key: 'devstudio.manifest.json', values: { error: err instanceof Error ? err.message.slice(0, 200) : 'JSON' } }] };
   }
   const parsed = Manifest.safeParse(json);
-  if (!parsed.success) return { problems: issueProblems(parsed.error.issues) };
+  if (!parsed.success) return { problems: issueProblems(parsed.error.issues, json) };
   const problems = manifestProblems(parsed.data, files);
   return problems.length ? { problems } : { manifest: parsed.data };
 }
