@@ -14,7 +14,6 @@ import { zip } from '../helpers/files';
 const FIXTURES = join(import.meta.dirname, '../fixtures/modules');
 const SCHEMA_FILE = join(import.meta.dirname, '../../docs/modules/atrium-module.schema.json');
 const manifestOf = (name: string): string => readFileSync(join(FIXTURES, name, 'atrium.json'), 'utf8');
-const keys = (problems: { key: string }[]): string[] => problems.map((p) => p.key);
 const scratch = mkdtempSync(join(tmpdir(), 'atrium-modpkg-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -65,6 +65,7 @@ export default {
   'devstudio.package.empty': 'This zip archive is empty',
   'devstudio.package.tooLarge': 'The package is larger than the {limit} limit',
   'devstudio.package.refused': 'The package has {count} problems; fix them all and upload it again',
+  'devstudio.package.refusedList': 'The package has {count} problems: {list}',
   'devstudio.package.duplicate': 'The package holds {file} twice',
   'devstudio.package.changed': 'The package on the server is not the one that was inspected (its sha256 changed): upload it again',
   'devstudio.package.uidMismatch': 'atrium.json is for the module "{found}", not "{expected}"',

@@ -62,6 +62,7 @@ export default {
   'devstudio.package.empty': '这个 zip 压缩包是空的',
   'devstudio.package.tooLarge': '安装包超过了 {limit} 的上限',
   'devstudio.package.refused': '安装包有 {count} 个问题，请全部修正后重新上传',
+  'devstudio.package.refusedList': '安装包有 {count} 个问题：{list}',
   'devstudio.package.duplicate': '安装包里 {file} 出现了两次',
   'devstudio.package.changed': '服务器上的安装包已不是检查过的那个（sha256 变了），请重新上传',
   'devstudio.package.uidMismatch': 'atrium.json 属于模块“{found}”，不是“{expected}”',

@@ -4,11 +4,11 @@
 import { and, eq } from 'drizzle-orm';
 import { readFile } from 'node:fs/promises';
 import packageJson from '../../../../package.json' with { type: 'json' };
-import type { Db } from '../db/client';
-import { attachment, module, moduleVersion } from '../db/schema';
+import { module, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
-import { inspectPackage, sha256Of, type InspectResult } from '../modules/inspect';
+import type { Locale } from '../../i18n';
+import { inspectPackage, packageRefused, sha256Of, type PackageInspection } from '../modules/inspect';
 import { worksWith, type Manifest, type PackageProblem } from '../modules/manifest';
 import { cloudSettingsProblem, readCloudSettings } from '../upload/cloud-settings';
 import { storeFor } from '../upload/cloud-api';
@@ -33,31 +33,21 @@ export async function storedPackage(runtime: PackageRuntime, packagePath: string
   return file ? readFile(file).catch(() => null) : null;
 }
 
-/** The developer's own uploaded package for a version form, or the "upload it first" field error. */
-export async function ownPackage(db: Db, developerId: number, packageId: number): Promise<{ url: string; size: number }> {
-  const [pkg] = await db.select({ url: attachment.url, size: attachment.size }).from(attachment).where(and(
-    eq(attachment.id, packageId), eq(attachment.userId, developerId), eq(attachment.topic, 'package'), eq(attachment.storage, 'private'),
-  )).limit(1);
-  if (!pkg) throw new AppError('devstudio.error.package', { fieldKeys: { package_id: 'devstudio.error.package' } });
-  return pkg;
-}
-
 /**
- * Inspects the package a developer submits with a version: every problem of the package, plus a
- * manifest for another module or another version than the form says.
+ * Inspects the package a developer submits with a version of module `uid`: every problem of the
+ * package, plus a manifest for another module or another version than the form says, refused
+ * together in the developer's language; else what the reviewer will see.
  */
-export async function inspectSubmission(runtime: PackageRuntime & Pick<Runtime, 'db'>, developerId: number, input: { moduleId: number; version: string; packageId: number }): Promise<InspectResult> {
-  const [own] = await runtime.db.select({ uid: module.uid }).from(module).where(and(eq(module.id, input.moduleId), eq(module.developerId, developerId))).limit(1);
-  if (!own) throw new AppError('devstudio.error.moduleMissing', { status: 404 });
-  const pkg = await ownPackage(runtime.db, developerId, input.packageId);
+export async function inspectSubmission(runtime: PackageRuntime, pkg: { url: string; size: number }, expected: { uid: string; version: string }, locale: Locale): Promise<PackageInspection> {
   const source = await storedPackage(runtime, pkg.url, pkg.size);
   if (!source) throw new AppError('market.packageMissing');
   const inspected = await inspectPackage(source);
-  if (!inspected.ok) return inspected;
+  if (!inspected.ok) throw packageRefused(inspected.problems, locale);
   const problems: PackageProblem[] = [];
-  if (inspected.manifest.uid !== own.uid) problems.push({ key: 'devstudio.package.uidMismatch', values: { found: inspected.manifest.uid, expected: own.uid } });
-  if (inspected.manifest.version !== input.version) problems.push({ key: 'devstudio.package.versionMismatch', values: { found: inspected.manifest.version, expected: input.version } });
-  return problems.length ? { ok: false, problems } : inspected;
+  if (inspected.manifest.uid !== expected.uid) problems.push({ key: 'devstudio.package.uidMismatch', values: { found: inspected.manifest.uid, expected: expected.uid } });
+  if (inspected.manifest.version !== expected.version) problems.push({ key: 'devstudio.package.versionMismatch', values: { found: inspected.manifest.version, expected: expected.version } });
+  if (problems.length) throw packageRefused(problems, locale);
+  return inspected;
 }
 
 /**

@@ -60,7 +60,7 @@ export interface PendingUpdate extends PendingVersion {
 const versionColumns = {
   id: moduleVersion.id, moduleId: moduleVersion.moduleId, version: moduleVersion.version, changelog: moduleVersion.changelog,
   packageName: moduleVersion.packageName, packageSize: moduleVersion.packageSize, minAtrium: moduleVersion.minAtrium, createTime: moduleVersion.createTime,
-  sha256: moduleVersion.sha256, manifest: sql<Manifest | null>`${moduleVersion.manifest}`.mapWith(moduleVersion.manifest), files: moduleVersion.files,
+  sha256: moduleVersion.sha256, manifest: sql`${moduleVersion.manifest}`.mapWith((v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as Manifest | null), files: moduleVersion.files,
 };
 const byVersionDesc = (a: { version: string }, b: { version: string }): number => compareVersions(b.version, a.version);
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import yauzl from 'yauzl';
-import { translateAny, type Locale } from '../../i18n';
+import { translateAny, type AnyKey, type Locale } from '../../i18n';
 import { AppError } from '../http';
 import { MAX_ZIP_ENTRIES, MAX_ZIP_UNPACKED } from '../market/zip';
 import { MANIFEST_FILE, MAX_MANIFEST_BYTES, readManifest, type Manifest, type PackageProblem } from './manifest';
@@ -118,11 +118,13 @@ export function describeProblems(problems: readonly PackageProblem[], locale: Lo
  * The refusal of a package as an error reply: one problem is the message itself, several are
  * counted in the message; `data.problems` lists them all in the developer's language.
  */
-export function packageRefused(problems: readonly PackageProblem[], locale: Locale): AppError {
+export function packageRefused(problems: readonly PackageProblem[], locale: Locale, options: { listInMessage?: boolean } = {}): AppError {
   const data = { problems: describeProblems(problems, locale) };
   const [only] = problems;
-  return problems.length === 1 && only
-    ? new AppError(only.key, { values: only.values, data })
+  if (problems.length === 1 && only) return new AppError(only.key as AnyKey, { values: only.values, data });
+  // Where only the message is shown (the upload queue of cloud uploads), it carries the list.
+  return options.listInMessage
+    ? new AppError('devstudio.package.refusedList', { values: { count: problems.length, list: data.problems.map((p, i) => `${i + 1}) ${p}`).join(' ') }, data })
     : new AppError('devstudio.package.refused', { values: { count: problems.length }, data });
 }
 

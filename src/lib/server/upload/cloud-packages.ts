@@ -44,12 +44,13 @@ export async function checkPackage(runtime: Pick<Runtime, 'site'>, input: Pick<C
 /**
  * After the callback: the object is a module package (a zip with a valid `atrium.json` naming files
  * it holds). The whole object is read back (at most `market_package_max_size`) and inspected as a
- * local upload is; every problem is in the refusal, in the developer's language.
+ * local upload is; every problem is in the refusal (in its message too: the upload queue shows
+ * only that), in the developer's language.
  */
 export async function checkStoredPackage(store: ObjectStore, key: string, size: number, locale: Locale): Promise<void> {
   const bytes = size > 0 ? await store.readHead(key, size).catch(() => Buffer.alloc(0)) : Buffer.alloc(0);
   const inspected = await inspectPackage(bytes);
-  if (!inspected.ok) throw packageRefused(inspected.problems, locale);
+  if (!inspected.ok) throw packageRefused(inspected.problems, locale, { listInMessage: true });
 }
 
 /** Whether a cloud package row of this member already exists for this content (dedupe, as locally). */

@@ -2,7 +2,6 @@ import { api, ok, rateLimitReply, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { addVersion, requireDeveloper } from '../../../lib/server/market/studio';
 import { inspectSubmission } from '../../../lib/server/market/package-review';
-import { packageRefused } from '../../../lib/server/modules/inspect';
 import { VersionInput } from '../../../lib/shared/validation/studio';
 import { translateAny } from '../../../lib/i18n';
 import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
@@ -19,9 +18,7 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, VersionInput);
   const limited = await rateLimitReply(ctx, `studio:version:${member.id}`, 10, 60);
   if (limited) return limited;
-  const inspected = await inspectSubmission(runtime, member.id, input);
-  if (!inspected.ok) throw packageRefused(inspected.problems, apiLocale);
-  const result = await addVersion(runtime.db, member.id, input, inspected);
+  const result = await addVersion(runtime.db, member.id, input, (pkg, expected) => inspectSubmission(runtime, pkg, expected, apiLocale));
   return ok(result, translateAny(apiLocale, 'devstudio.version.added'));
 });
 
