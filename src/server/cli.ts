@@ -61,7 +61,7 @@ function reviewDecision(command: string, word: string | undefined, reasonWords: 
 /** A service's refusal in English on stderr (exit code 1). */
 function refused(err: unknown): number {
   if (!(err instanceof AppError)) throw err;
-  stderr.write(`${translateAny('en', err.key)}\n`);
+  stderr.write(`${translateAny('en', err.key, err.options.values)}\n`);
   return 1;
 }
 
@@ -356,7 +356,9 @@ async function dispatch(runtime: Runtime, command: string, rest: string[]): Prom
           stderr.write(`Unknown module "${uid ?? ''}". Site modules: ${Object.keys(SITE_MODULES).join(', ')}\n`);
           return 2;
         }
-        const changed = command === 'module:install' ? await installReviewed(runtime, uid) : await uninstallModule(runtime.db, uid);
+        // A package changed after review (or made for another Atrium) is refused with the reason.
+        const changed = command === 'module:install' ? await installReviewed(runtime, uid).catch((err: unknown) => refused(err)) : await uninstallModule(runtime.db, uid);
+        if (typeof changed === 'number') return changed;
         await runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
         stdout.write(command === 'module:install' ? `Installed ${uid} ${String(changed)}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
         return 0;
