@@ -119,7 +119,7 @@ describe('submitting a version', () => {
     expect(uploaded.code, uploaded.msg).toBe(1);
     const added = await post('dev', '/api/developer/version', { module_id: moduleId, version: '1.2.0', changelog: 'First', package_id: uploaded.data.file.id });
     expect(added.code, added.msg).toBe(1);
-    [version] = await rt.db.select().from(moduleVersion).where(eq(moduleVersion.moduleId, moduleId));
+    version = (await rt.db.select().from(moduleVersion).where(eq(moduleVersion.moduleId, moduleId)))[0]!;
     expect(version).toMatchObject({ status: 'review', sha256: sha256(bytes), reviewedSha256: '', manifest: expect.objectContaining({ uid: 'hello-world', version: '1.2.0' }) });
     expect(version.files).toHaveLength(8);
     expect((await post('dev', '/api/developer/submit', { id: moduleId })).code).toBe(1);
@@ -168,7 +168,7 @@ describe('review', () => {
 describe('installing a reviewed package', () => {
   // The editor is the site module the market installs: here a new version of it comes as a package.
   let file = '';
-  let original = Buffer.alloc(0);
+  let original: Buffer = Buffer.alloc(0);
 
   it('installs a version whose package is the one reviewed', async () => {
     const [editor] = await rt.db.select().from(module).where(eq(module.uid, 'editor'));

@@ -163,7 +163,7 @@ describe('module packages in a cloud mode', () => {
     const brokenEn = await upload({ name: 'broken.zip', type: 'application/zip', data: broken, topic: 'package' });
     expect(brokenEn.callback?.code).toBe(0);
     expect(brokenEn.callback?.msg).toBe('The package has 3 problems: 1) atrium.json: uid is not in the expected format 2) atrium.json: version is not in the expected format 3) atrium.json: colour is not a known field');
-    expect((brokenEn.callback?.data as { problems: string[] }).problems).toHaveLength(3);
+    expect((brokenEn.callback?.data as unknown as { problems: string[] }).problems).toHaveLength(3);
     const brokenZh = await call('/api/s3/callback', { url: brokenEn.prepared.data.key, name: 'broken.zip', size: broken.length, type: 'application/zip', sha1: sha1(broken), topic: 'package' }, 'dev', 'zh-cn');
     expect(brokenZh.msg).toBe('安装包有 3 个问题：1) atrium.json：uid 的格式不对 2) atrium.json：version 的格式不对 3) atrium.json：colour 不是可识别的字段');
     expect(await server.runtime.db.select().from(attachment).where(eq(attachment.name, 'broken.zip'))).toHaveLength(0);
