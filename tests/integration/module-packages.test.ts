@@ -84,9 +84,9 @@ describe('uploading a package', () => {
 
     const unwired = await uploadPackage('dev', await packFolder(join(FIXTURES, 'unwired')));
     expect(unwired.data.problems).toHaveLength(6);
-    expect(unwired.data.problems).toContain('atrium.json: entry.server names dist/server.js, which is not in the package');
+    expect(unwired.data.problems).toContain('atrium.json: the file dist/server.js given in entry.server is not in the package');
     const none = await uploadPackage('dev', await packFolder(join(FIXTURES, 'full', 'dist')));
-    expect(none).toMatchObject({ code: 0, msg: 'The package has no atrium.json at its root (the module manifest)' });
+    expect(none).toMatchObject({ code: 0, msg: 'The package has no manifest at its root: atrium.json is missing' });
     expect(await rt.db.select().from(attachment).where(eq(attachment.topic, 'package'))).toHaveLength(0);
   });
 });
@@ -209,7 +209,7 @@ describe('installing a reviewed package', () => {
     writeFileSync(file, original);
     const [v] = await rt.db.select().from(moduleVersion).where(eq(moduleVersion.packagePath, join('test', file.split('/test/')[1]!)));
     await rt.db.update(moduleVersion).set({ manifest: { ...(v!.manifest as object), atrium: '>=99.0.0' } }).where(eq(moduleVersion.id, v!.id));
-    expect((await post('reviewer', '/api/modules/install', { uid: 'editor' })).msg).toMatch(/^editor 1\.1\.0 works with Atrium >=99\.0\.0; this site runs \d+\.\d+\.\d+/);
+    expect((await post('reviewer', '/api/modules/install', { uid: 'editor' })).msg).toMatch(/^The package of editor 1\.1\.0 is for Atrium >=99\.0\.0; this site runs Atrium \d+\.\d+\.\d+/);
     await rt.db.update(moduleVersion).set({ manifest: v!.manifest, reviewedSha256: '' }).where(eq(moduleVersion.id, v!.id));
     expect((await post('reviewer', '/api/modules/install', { uid: 'editor' })).msg).toBe('The package of editor 1.1.0 has no reviewed sha256: installation refused until it is reviewed again');
     await rt.db.update(moduleVersion).set({ reviewedSha256: v!.sha256 }).where(eq(moduleVersion.id, v!.id));

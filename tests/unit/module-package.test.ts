@@ -62,11 +62,11 @@ describe('the manifest', () => {
     if (!('problems' in read)) throw new Error('accepted');
     expect(describeProblems(read.problems, 'en').sort()).toEqual([
       'atrium.json: atrium "not a range" is not a valid version range (e.g. ">=0.1.0 <1.0.0")',
-      'atrium.json: contributes.routes needs the capability "routes" in capabilities',
       'atrium.json: contributes.settings[1].key "title" is used twice',
-      'atrium.json: contributes.slots needs entry.client',
-      'atrium.json: contributes.slots needs the capability "client:code" in capabilities',
-      'atrium.json: entry.server names dist/server.js, which is not in the package',
+      'atrium.json: for contributes.routes, add "routes" to capabilities',
+      'atrium.json: for contributes.slots, add "client:code" to capabilities',
+      'atrium.json: for contributes.slots, set entry.client',
+      'atrium.json: the file dist/server.js given in entry.server is not in the package',
     ]);
   });
 
@@ -112,7 +112,7 @@ describe('inspectPackage', () => {
 
   it('refuses a zip without a manifest at its root, and lists every problem of one with a broken manifest', async () => {
     const nested = await inspectPackage(zip([{ name: 'module/atrium.json', data: Buffer.from(manifestOf('minimal')) }]));
-    expect(nested.ok === false && describeProblems(nested.problems, 'en')).toEqual(['The package has no atrium.json at its root (the module manifest)']);
+    expect(nested.ok === false && describeProblems(nested.problems, 'en')).toEqual(['The package has no manifest at its root: atrium.json is missing']);
     const broken = await inspectPackage(await packFolder(join(FIXTURES, 'broken')));
     if (broken.ok) throw new Error('accepted');
     expect(broken.problems).toHaveLength(5);

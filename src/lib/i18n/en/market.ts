@@ -26,7 +26,7 @@ export default {
   'market.installed': 'Installed {uid} {version}',
   'market.packageTampered': 'The package of {uid} {version} is not the one that was reviewed (its sha256 changed since approval): installation refused',
   'market.packageNotReviewed': 'The package of {uid} {version} has no reviewed sha256: installation refused until it is reviewed again',
-  'market.packageAtrium': '{uid} {version} works with Atrium {range}; this site runs {atrium}',
+  'market.packageAtrium': 'The package of {uid} {version} is for Atrium {range}; this site runs Atrium {atrium}',
   'market.uninstalled': 'Uninstalled {uid}',
   'market.notInstalled': '{uid} is not installed',
   'market.rating': 'Please choose 1 to 5 stars',
