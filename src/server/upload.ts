@@ -18,7 +18,7 @@ import { readImageInfo, type ImageInfo, type ReadAt } from '../lib/server/upload
 import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
 import { isApprovedDeveloper } from '../lib/server/market/developers';
 import { packageFile, packageRoot } from '../lib/server/market/packages';
-import { checkZip } from '../lib/server/market/zip';
+import { inspectPackage, refusalOf } from '../lib/server/modules/inspect';
 import { hostAllowed } from '../lib/server/seo/sitemap';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
@@ -378,8 +378,8 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
     }, fail);
     if (!received) return;
 
-    const verdict = await checkZip(received.tmpPath);
-    if (verdict !== 'ok') return fail(verdict === 'empty' ? 'devstudio.package.empty' : 'devstudio.package.notZip');
+    const inspected = await inspectPackage(received.tmpPath);
+    if (!inspected.ok) { const refusal = refusalOf(inspected.problems, ctx.locale); return sendEarly(req, res, 200, Code.error, refusal.msg, refusal.data); }
 
     const now = Math.floor(Date.now() / 1000);
     const relative = `${formatDate(new Date(now * 1000), 'yyyymm', await runtime.site.get('time_zone', 'UTC'))}/${received.sha1}.zip`;

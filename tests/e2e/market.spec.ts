@@ -92,7 +92,16 @@ test.describe.serial('the module market', () => {
     await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
     await page.getByLabel('版本号').fill('1.0.0');
     await page.getByRole('textbox', { name: '更新说明' }).fill('首个版本：支持中文和英文提交信息。');
-    await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: `${uid}.zip`, mimeType: 'application/zip', buffer: await storedZip([{ name: 'README.md', text: '# Release notes\n' }]) });
+    // The package is inspected on upload: a broken manifest has every problem listed, in Chinese.
+    const manifest = (over: Record<string, unknown> = {}): string => JSON.stringify({
+      uid, version: '1.0.0', name: { 'zh-cn': name, en: name }, description: { 'zh-cn': '发布说明工具', en: 'Release notes tool' }, atrium: '>=0.1.0', ...over,
+    });
+    const packageInput = page.locator('input[type=file][accept*=zip]');
+    await packageInput.setInputFiles({ name: `${uid}.zip`, mimeType: 'application/zip', buffer: await storedZip([{ name: 'atrium.json', text: manifest({ version: '1.0', colour: 'red' }) }]) });
+    await expect(page.getByText('安装包未通过检查：')).toBeVisible({ timeout: scaled(15_000) });
+    await expect(page.getByText('atrium.json：version 的格式不对')).toBeVisible();
+    await expect(page.getByText('atrium.json：colour 不是可识别的字段')).toBeVisible();
+    await packageInput.setInputFiles({ name: `${uid}.zip`, mimeType: 'application/zip', buffer: await storedZip([{ name: 'atrium.json', text: manifest() }, { name: 'README.md', text: '# Release notes\n' }]) });
     await expect(page.getByText(/已上传：/)).toBeVisible({ timeout: scaled(15_000) });
     await page.getByRole('button', { name: '提交版本' }).click();
     await expect(page.getByRole('cell', { name: '1.0.0', exact: true })).toBeVisible();

@@ -24,6 +24,7 @@ import { createPage } from '../../src/lib/server/md/pages';
 import { buyModule } from '../../src/lib/server/market/orders';
 import { saveReview } from '../../src/lib/server/market/reviews';
 import { packageFile } from '../../src/lib/server/market/packages';
+import { modulePackage } from './module-package';
 import { moduleText } from '../../src/lib/server/market/text';
 import { requestInvoice } from '../../src/lib/server/account/invoices';
 import {
@@ -186,8 +187,11 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
     const draftId = await makeModule(db, rt, 'alice-draft', alice.id, 0, 'draft');
     const devDraftId = await makeModule(db, rt, 'devone-draft', devone.id, 0, 'draft');
     // A module package alice uploaded (private attachment): only her versions may use it.
+    const draftPackage = modulePackage('alice-draft', '1.0.0');
+    mkdirSync(dirname(packageFile(rt, 'test/alice-draft-1.0.0.zip')!), { recursive: true });
+    writeFileSync(packageFile(rt, 'test/alice-draft-1.0.0.zip')!, draftPackage);
     const [pkg] = await db.insert(attachment).values({
-      topic: 'package', userId: alice.id, url: 'test/alice-draft-1.0.0.zip', name: 'alice-draft-1.0.0.zip', size: 20, mimetype: 'application/zip',
+      topic: 'package', userId: alice.id, url: 'test/alice-draft-1.0.0.zip', name: 'alice-draft-1.0.0.zip', size: draftPackage.length, mimetype: 'application/zip',
       storage: 'private', sha1: 'b'.repeat(40), createTime: now(), lastUploadTime: now(),
     }).returning({ id: attachment.id });
     await makeModule(db, rt, 'devone-paid', devone.id, 990, 'published');

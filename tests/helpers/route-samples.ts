@@ -3,7 +3,8 @@
 // from. A route without a sample fails the matrix, as one without a declaration does.
 import type { Actor } from '../../src/lib/shared/access';
 import { PRIVATE, type AuthzSite } from './authz-site';
-import { png, zip } from './files';
+import { png } from './files';
+import { modulePackage } from './module-package';
 
 export interface Sample {
   /** The query string (GET; POST too with `file`). */
@@ -192,7 +193,7 @@ export const SAMPLES: Samples = {
   // Answered by the Node server itself (src/server/raw-access.ts).
   '/api/ajax/upload': { POST: (_fx, a) => ({ query: { driver: 'local', topic: 'matrix' }, file: { field: 'file', name: `${a}.png`, type: 'image/png', data: png(2, 2, ACTOR_SEQ[a]) } }) },
   '/api/developer/package': {
-    POST: (_fx, a) => ({ file: { field: 'file', name: `pkg-${a}.zip`, type: 'application/zip', data: zip([{ name: 'module.json', data: Buffer.from(`{"uid":"pkg-${a}"}`) }]) } }),
+    POST: (_fx, a) => ({ file: { field: 'file', name: `pkg-${a}.zip`, type: 'application/zip', data: modulePackage(`pkg-${a}`) } }),
   },
   '/api/interaction/stream': { GET: () => ({ stream: true }) },
 };

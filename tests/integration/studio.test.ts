@@ -14,6 +14,7 @@ import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { png, zip } from '../helpers/files';
 import { scaled } from '../helpers/time-scale.mjs';
+import { modulePackage } from '../helpers/module-package';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T & { fields?: Record<string, string> } };
 
@@ -195,7 +196,7 @@ let packageId = 0;
 let packagePath = '';
 
 describe('package uploads', () => {
-  const good = zip([{ name: 'module.json', data: Buffer.from('{"uid":"hello-world"}') }, { name: 'index.js', data: Buffer.from('export default {}\n') }]);
+  const good = modulePackage('hello-world', '1.0.0', [{ name: 'index.js', data: Buffer.from('export default {}\n') }], { entry: { server: 'index.js' } });
 
   it('stores a zip privately and records a private package attachment', async () => {
     const res = await uploadPackage('dev', { name: 'hello-world-1.0.0.zip', data: good });
@@ -239,11 +240,11 @@ describe('package uploads', () => {
     for (const path of [`/storage/../packages/${packagePath}`, `/storage/%2e%2e/packages/${packagePath}`, `/storage/..%2fpackages/${packagePath}`, `/storage/%2E%2E%2Fpackages%2F${packagePath}`]) {
       const res = await rawGet(path);
       expect(res.status, path).not.toBe(200);
-      expect(res.text).not.toContain('module.json');
+      expect(res.text).not.toContain('atrium.json');
     }
     const direct = await fetch(`${srv.url}/packages/${packagePath}`);
     expect(direct.status).toBe(404);
-    expect(Buffer.from(await direct.arrayBuffer()).includes(Buffer.from('module.json'))).toBe(false);
+    expect(Buffer.from(await direct.arrayBuffer()).includes(Buffer.from('atrium.json'))).toBe(false);
   });
 });
 
@@ -268,7 +269,7 @@ describe('versions and review', () => {
     const image = (await rt.db.select().from(attachment).where(and(eq(attachment.userId, people.dev!.id), eq(attachment.topic, 'module'))))[0]!;
     const notPackage = await post('dev', '/api/developer/version', { module_id: moduleId, version: '1.1.0', changelog: 'x', package_id: image.id });
     expect(notPackage.data.fields?.package_id).toBe('Please upload this version\'s package (.zip) first');
-    const rivalPkg = await uploadPackage('rival', { name: 'r.zip', data: zip([{ name: 'r', data: Buffer.from('rival') }]) });
+    const rivalPkg = await uploadPackage('rival', { name: 'r.zip', data: modulePackage('rival-thing') });
     const borrowed = await post('dev', '/api/developer/version', { module_id: moduleId, version: '1.1.0', changelog: 'x', package_id: rivalPkg.body.data.file.id });
     expect(borrowed.data.fields?.package_id).toBe('Please upload this version\'s package (.zip) first');
     expect(await post('rival', '/api/developer/version', { module_id: moduleId, version: '2.0.0', changelog: 'x', package_id: rivalPkg.body.data.file.id }))

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { startSwift, type SwiftStore } from '../helpers/swift';
+import { modulePackage } from '../helpers/module-package';
 import { createUser } from '../../src/lib/server/account/users';
 import { adjustMoney } from '../../src/lib/server/account/ledger';
 import { attachment, developer, module, moduleVersion } from '../../src/lib/server/db/schema';
@@ -72,6 +73,8 @@ async function call<T = Record<string, unknown>>(path: string, body: unknown, wh
 const sha1 = (b: Buffer | Uint8Array): string => createHash('sha1').update(b).digest('hex');
 /** Bytes that start like a zip archive (a local file header), as the callback checks. */
 const zipLike = (size: number): Buffer => Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), randomBytes(size - 4)]);
+/** A real module package of about `size` bytes (its manifest and random bytes). */
+const packageOf = (uid: string, size: number): Buffer => modulePackage(uid, '1.0.0', [{ name: 'payload.bin', data: randomBytes(size) }]);
 
 interface Prepared { key: string; uploadId: string; partSize: number; driver: string; file?: UploadedRow }
 interface UploadedRow { id: number; url: string; full_url: string; storage: string; name: string; size: number; sha1: string }
@@ -119,7 +122,7 @@ describe('module packages in a cloud mode', () => {
   let data: Buffer;
 
   it('go to the developer\'s private prefix, never under the public base URL', async () => {
-    data = zipLike(1_300_000);
+    data = packageOf('cloud-paid', 1_300_000);
     const { prepared, callback } = await upload({ name: 'tool.zip', type: 'application/zip', data, topic: 'package' });
     expect(prepared.code, prepared.msg).toBe(1);
     expect(prepared.data.key.startsWith(`private/${people.dev.id}/`)).toBe(true);
@@ -156,6 +159,15 @@ describe('module packages in a cloud mode', () => {
     expect(fake.callback?.code).toBe(0);
     expect(fake.callback?.msg).toBe('这个文件不是有效的 zip 压缩包');
     expect(await server.runtime.db.select().from(attachment).where(eq(attachment.name, 'fake.zip'))).toHaveLength(0);
+    // A zip whose manifest is wrong: every problem, in the message the upload queue shows, in both languages.
+    const broken = modulePackage('Bad Uid', '1.0', [], { colour: 'red' });
+    const brokenEn = await upload({ name: 'broken.zip', type: 'application/zip', data: broken, topic: 'package' });
+    expect(brokenEn.callback?.code).toBe(0);
+    expect(brokenEn.callback?.msg).toBe('The package has 3 problems: 1) atrium.json: uid is not in the expected format 2) atrium.json: version is not in the expected format 3) atrium.json: colour is not a known field');
+    expect((brokenEn.callback?.data as unknown as { problems: string[] }).problems).toHaveLength(3);
+    const brokenZh = await call('/api/s3/callback', { url: brokenEn.prepared.data.key, name: 'broken.zip', size: broken.length, type: 'application/zip', sha1: sha1(broken), topic: 'package' }, 'dev', 'zh-cn');
+    expect(brokenZh.msg).toBe('安装包有 3 个问题：1) atrium.json：uid 的格式不对 2) atrium.json：version 的格式不对 3) atrium.json：colour 不是可识别的字段');
+    expect(await server.runtime.db.select().from(attachment).where(eq(attachment.name, 'broken.zip'))).toHaveLength(0);
     // A package callback for a public key, or a public callback for a private key, is refused.
     const pub = await upload({ name: 'pub.zip', type: 'application/zip', data: zipLike(4000), topic: 'files' });
     expect(pub.callback?.code).toBe(1);
@@ -191,11 +203,11 @@ describe('module packages in a cloud mode', () => {
     expect(env.code).toBe(1);
     expect(env.data.expires - Math.floor(Date.now() / 1000)).toBeGreaterThan(PACKAGE_URL_TTL - 10);
     expect((await fetch(env.data.url)).status).toBe(200);
-    // The developer may always download; another member still may not.
+    // The developer may always download (not counted as a public download); another member still may not.
     expect((await download('dev', 'cloud-paid')).status).toBe(302);
     expect(((await (await download('other', 'cloud-paid')).json()) as Envelope).msg).toBe('Please buy this module first');
     const [m] = await server.runtime.db.select({ downloads: module.downloads }).from(module).where(eq(module.uid, 'cloud-paid'));
-    expect(m!.downloads).toBe(3);
+    expect(m!.downloads).toBe(2);
   });
 
   it('a signed URL stops working when it expires (the store answers 403)', async () => {
@@ -214,7 +226,7 @@ describe('module packages in a cloud mode', () => {
   it('in cos mode too: the private prefix through presigned parts, downloads by signed URL', async () => {
     await setMode('cos');
     try {
-      const cosData = zipLike(700_000);
+      const cosData = packageOf('cos-tool', 700_000);
       const { prepared, callback } = await upload({ name: 'cos-tool.zip', type: 'application/zip', data: cosData, topic: 'package' });
       expect(prepared.data.driver).toBe('s3');
       expect(callback?.code, callback?.msg).toBe(1);

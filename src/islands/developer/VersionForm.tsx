@@ -1,7 +1,9 @@
 // A new version of a module: the semantic version, a changelog, the oldest Atrium it runs on, and
-// the package (.zip) uploaded first with a progress bar. The version then waits for review.
+// the package (.zip) uploaded first with a progress bar. The server inspects the package (its
+// atrium.json, its files) and lists every problem, shown under the package field; a clean version
+// then waits for review.
 import { useState, type FormEvent, type ReactElement } from 'react';
-import { request } from '../../lib/client/api';
+import { ApiError, request } from '../../lib/client/api';
 import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
 import { VersionInput } from '../../lib/shared/validation/studio';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
@@ -21,6 +23,12 @@ interface Props {
 
 interface UploadedPackage { id: number; name: string; size: number; sha1: string }
 
+/** Every problem the server found in a package (`data.problems`), in the developer's language. */
+const problemsOf = (data: unknown): string[] => {
+  const list = (data as { problems?: unknown } | null)?.problems;
+  return Array.isArray(list) ? list.filter((p): p is string => typeof p === 'string') : [];
+};
+
 const kb = (bytes: number): string => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`);
 
 export default function VersionForm({ messages, moduleId, suggested, maxSize }: Props): ReactElement {
@@ -30,12 +38,14 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
   const [progress, setProgress] = useState<number | null>(null);
   /** A cloud upload in the page's queue (its progress shows there). */
   const [queued, setQueued] = useState(false);
+  const [problems, setProblems] = useState<string[]>([]);
   const draftKey = `module-version:${moduleId}`;
 
   const upload = async (file: File | undefined): Promise<void> => {
     if (!file) return;
     if (!/\.zip$/i.test(file.name)) { setErrors((e) => ({ ...e, package_id: t('devstudio.package.notZipName') })); return; }
     setErrors((e) => ({ ...e, package_id: '' }));
+    setProblems([]);
     setPkg(null);
     const mode = await uploadConfig().then((c) => c.mode, () => 'local' as const);
     if (mode !== 'local') {
@@ -57,7 +67,10 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
     const reply = await uploadWithProgress<{ file: UploadedPackage }>('/api/developer/package', form, setProgress);
     setProgress(null);
     if (reply.code === 1 && reply.data) setPkg(reply.data.file);
-    else setErrors((e) => ({ ...e, package_id: reply.msg }));
+    else {
+      setErrors((e) => ({ ...e, package_id: reply.msg }));
+      setProblems(problemsOf(reply.data));
+    }
   };
 
   const submit = (event: FormEvent): void => {
@@ -67,7 +80,11 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
     if (!parsed.success) { setErrors(zodFields(parsed.error, messages)); return; }
     setErrors({});
     void run(async () => {
-      await request('/api/developer/version', { method: 'POST', data: body, showSuccessMessage: true });
+      setProblems([]);
+      await request('/api/developer/version', { method: 'POST', data: body, showSuccessMessage: true }).catch((err: unknown) => {
+        if (err instanceof ApiError) setProblems(problemsOf(err.data));
+        throw err;
+      });
       clearDraft(draftKey);
       location.reload();
     });
@@ -116,6 +133,12 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
         )}
         {pkg && <p role="status">{t('devstudio.version.packageReady', { name: pkg.name, size: kb(pkg.size) })}</p>}
         {error('package_id')}
+        {problems.length > 0 && !(problems.length === 1 && problems[0] === errors.package_id) && (
+          <div className="field-error package-problems" role="alert">
+            <p>{t('devstudio.package.problemsTitle')}</p>
+            <ul>{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+          </div>
+        )}
       </fieldset>
       <p>
         <button className="btn btn-primary" type="submit" disabled={busy || progress !== null || queued}>{t('devstudio.version.submit')}</button>

@@ -9,7 +9,7 @@ import { addNotice } from '../account/notices';
 import { decideReport, removeTarget, restoreTarget, tellReportOutcome, type ReportOutcome } from '../ask/moderation';
 import { decideInvoice } from '../account/invoices';
 import { decideWithdrawal } from '../market/studio';
-import { SITE_MODULES, installModule, uninstallModule } from '../modules/installs';
+import { SITE_MODULES, installReviewed, uninstallModule } from '../modules/installs';
 
 export type NoticeRow = typeof notice.$inferSelect;
 
@@ -82,7 +82,7 @@ export async function decideWithdrawalRequest(db: Db, id: number, approve: boole
 
 export async function toggleModule(rt: Runtime, uid: string, install: boolean, by: number): Promise<string> {
   if (!SITE_MODULES[uid]) throw new AppError('admin.modules.unknown', { fieldKeys: { uid: 'admin.modules.unknown' } });
-  const result = install ? await installModule(rt.db, uid, by) : await uninstallModule(rt.db, uid);
+  const result = install ? await installReviewed(rt, uid, by) : await uninstallModule(rt.db, uid);
   await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
   return install ? `installed ${String(result)}` : result ? 'uninstalled' : 'not installed';
 }

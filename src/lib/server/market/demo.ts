@@ -8,6 +8,8 @@ import { moduleText } from './text';
 import { packageFile } from './packages';
 import { FIRST_PARTY } from './seed';
 import { storedZip } from './zip';
+import { inspectPackage } from '../modules/inspect';
+import { MANIFEST_FILE } from '../modules/manifest';
 
 const SAMPLE = {
   uid: 'sample-paid-module',
@@ -32,6 +34,14 @@ const SAMPLE = {
 4. Write a review`,
   changelog: '示例版本。',
   changelogEn: 'Sample version.',
+  /** Its `atrium.json`: a module that asks for nothing and contributes nothing. */
+  manifest: {
+    uid: 'sample-paid-module',
+    version: '1.0.0',
+    name: { 'zh-cn': '示例付费模块', en: 'Sample paid module' },
+    description: { 'zh-cn': '演示数据的示例模块，不包含代码。', en: 'A sample from the demo seed; it holds no code.' },
+    atrium: '>=0.1.0',
+  },
   readme: `# Sample paid module
 
 This package comes from Atrium's demo seed (\`npm run seed -- --demo\`). It contains no code:
@@ -57,7 +67,10 @@ export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): P
     await db.update(moduleVersion).set({ changelog: SAMPLE.changelog, changelogEn: SAMPLE.changelogEn }).where(eq(moduleVersion.moduleId, exists.id));
     return [`demo: sample module ${SAMPLE.uid} written per language`];
   }
-  const zip = await storedZip([{ name: 'README.md', text: SAMPLE.readme }]);
+  // Dated like `module:pack` dates entries, so every demo site's sample has the same sha256.
+  const zip = await storedZip([{ name: 'README.md', text: SAMPLE.readme }, { name: MANIFEST_FILE, text: `${JSON.stringify(SAMPLE.manifest, null, 2)}\n` }], new Date(1980, 0, 1));
+  const inspected = await inspectPackage(zip);
+  if (!inspected.ok) throw new Error(`demo package: ${inspected.problems.map((p) => p.key).join(', ')}`);
   const sha1 = createHash('sha1').update(zip).digest('hex');
   const packagePath = `demo/${sha1}.zip`;
   const file = packageFile(runtime, packagePath)!;
@@ -73,6 +86,8 @@ export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): P
   await db.insert(moduleVersion).values({
     moduleId: row.id, version: '1.0.0', changelog: SAMPLE.changelog, changelogEn: SAMPLE.changelogEn, packagePath, packageName: `${SAMPLE.uid}-1.0.0.zip`,
     packageSize: zip.length, sha1, status: 'published', publishTime: t, createTime: t,
+    // Published by the site itself: what it packed is what is reviewed.
+    sha256: inspected.sha256, reviewedSha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files,
   });
   return [`demo: sample paid module ${SAMPLE.uid}`];
 }

@@ -12,6 +12,8 @@ export interface DownloadGrant {
   /** `{uid}-{version}.zip` */
   fileName: string;
   size: number;
+  /** Whether the download counts as a public one: the developer's and a reviewer's do not. */
+  counted: boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function authoriseDownload(db: Db, input: { userId: number; uid: st
     if (input.version && versions.some((v) => v.version === input.version)) throw new AppError('market.updatesExpired');
     throw new AppError('market.noPackage');
   }
-  return { moduleId: m.id, versionId: chosen.id, version: chosen.version, packagePath: chosen.packagePath, fileName: `${m.uid}-${chosen.version}.zip`, size: chosen.packageSize };
+  return { moduleId: m.id, versionId: chosen.id, version: chosen.version, packagePath: chosen.packagePath, fileName: `${m.uid}-${chosen.version}.zip`, size: chosen.packageSize, counted: !privileged };
 }
 
 /** Counts a download (and remembers who downloaded, which lets a free module's users review it). */

@@ -1,10 +1,11 @@
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { module, moduleVersion, user } from '../db/schema';
 import { AppError } from '../http';
 import { notify } from '../messages/notify';
 import { displayNameSql } from '../account/users';
 import { compareVersions } from '../../shared/market';
+import type { Manifest } from '../modules/manifest';
 
 /** The rule that lets a member decide on developer applications, modules and versions. */
 export const REVIEW_RULE = 'market/approve';
@@ -24,6 +25,10 @@ export interface PendingVersion {
   packageSize: number;
   minAtrium: string;
   createTime: number;
+  /** What the package was inspected to be at submission ('' / null / [] for packages submitted before). */
+  sha256: string;
+  manifest: Manifest | null;
+  files: { path: string; size: number }[];
 }
 
 export interface PendingModule {
@@ -55,6 +60,7 @@ export interface PendingUpdate extends PendingVersion {
 const versionColumns = {
   id: moduleVersion.id, moduleId: moduleVersion.moduleId, version: moduleVersion.version, changelog: moduleVersion.changelog,
   packageName: moduleVersion.packageName, packageSize: moduleVersion.packageSize, minAtrium: moduleVersion.minAtrium, createTime: moduleVersion.createTime,
+  sha256: moduleVersion.sha256, manifest: sql`${moduleVersion.manifest}`.mapWith((v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as Manifest | null), files: moduleVersion.files,
 };
 const byVersionDesc = (a: { version: string }, b: { version: string }): number => compareVersions(b.version, a.version);
 
@@ -110,7 +116,8 @@ export async function decideModule(db: Db, input: ModuleDecision): Promise<{ uid
     const t = now();
     let latestVersion = row.latestVersion;
     if (input.approve) {
-      await tx.update(moduleVersion).set({ status: 'published', publishTime: t, reviewReason: '' })
+      // Approval pins what the reviewer saw: install refuses a package that no longer hashes to it.
+      await tx.update(moduleVersion).set({ status: 'published', publishTime: t, reviewReason: '', reviewedSha256: sql`${moduleVersion.sha256}` })
         .where(and(eq(moduleVersion.moduleId, row.id), eq(moduleVersion.status, 'review')));
       latestVersion = await highestPublished(tx, row.id);
       // A module nobody could download is not worth publishing.
@@ -152,7 +159,7 @@ export async function decideVersion(db: Db, input: VersionDecision): Promise<{ u
     const t = now();
     let latestVersion = m.latestVersion;
     if (input.approve) {
-      await tx.update(moduleVersion).set({ status: 'published', publishTime: t, reviewReason: '' }).where(eq(moduleVersion.id, v.id));
+      await tx.update(moduleVersion).set({ status: 'published', publishTime: t, reviewReason: '', reviewedSha256: sql`${moduleVersion.sha256}` }).where(eq(moduleVersion.id, v.id));
       latestVersion = await highestPublished(tx, m.id);
       await tx.update(module).set({ latestVersion, updateTime: t }).where(eq(module.id, m.id));
     } else {

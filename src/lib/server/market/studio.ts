@@ -8,6 +8,7 @@ import { displayNameSql, formatMoney } from '../account/users';
 import { notify } from '../messages/notify';
 import { SITE_MODULES } from '../modules/installs';
 import { moduleText } from './text';
+import type { PackageInspection } from '../modules/inspect';
 import { Code } from '../../shared/codes';
 import { formatDate } from '../../shared/date';
 import { compareVersions, type ModuleStatus } from '../../shared/market';
@@ -161,7 +162,7 @@ export async function saveModule(db: Db, developerId: number, input: ModuleValue
 }
 
 async function lockOwn(tx: Tx, developerId: number, moduleId: number) {
-  const [row] = await tx.select({ id: module.id, status: module.status }).from(module)
+  const [row] = await tx.select({ id: module.id, uid: module.uid, status: module.status }).from(module)
     .where(and(eq(module.id, moduleId), eq(module.developerId, developerId))).for('update');
   if (!row) throw missing();
   return row;
@@ -200,8 +201,13 @@ export function relistModule(db: Db, developerId: number, moduleId: number): Pro
 /**
  * Adds a version for review: higher than every version the module has had, with the developer's
  * own uploaded package. The module row is locked, so two uploads cannot both pass the check.
+ * `inspect` reads the package (refusing every problem of it, a manifest of another module or
+ * version included); what it returns (manifest, files, sha256) is what the reviewer will see.
  */
-export async function addVersion(db: Db, developerId: number, input: VersionValues): Promise<{ id: number; version: string; status: 'review' }> {
+export async function addVersion(
+  db: Db, developerId: number, input: VersionValues,
+  inspect?: (pkg: { url: string; size: number }, expected: { uid: string; version: string }) => Promise<PackageInspection>,
+): Promise<{ id: number; version: string; status: 'review' }> {
   return db.transaction(async (tx) => {
     const own = await lockOwn(tx, developerId, input.moduleId);
     const [pkg] = await tx.select().from(attachment).where(and(
@@ -213,9 +219,11 @@ export async function addVersion(db: Db, developerId: number, input: VersionValu
     if (highest && compareVersions(input.version, highest) <= 0) {
       throw new AppError('devstudio.error.versionNotHigher', { values: { latest: highest }, fieldKeys: { version: 'devstudio.error.versionNotHigher' } });
     }
+    const inspection = inspect ? await inspect(pkg, { uid: own.uid, version: input.version }) : undefined;
     const [row] = await tx.insert(moduleVersion).values({
       moduleId: own.id, version: input.version, changelog: input.changelog, minAtrium: input.minAtrium,
       packagePath: pkg.url, packageName: pkg.name, packageSize: pkg.size, sha1: pkg.sha1, status: 'review', createTime: now(),
+      ...(inspection ? { sha256: inspection.sha256, manifest: inspection.manifest, files: inspection.files } : {}),
     }).onConflictDoNothing().returning({ id: moduleVersion.id });
     if (!row) throw new AppError('devstudio.error.versionNotHigher', { values: { latest: input.version }, fieldKeys: { version: 'devstudio.error.versionNotHigher' } });
     await tx.update(module).set({ updateTime: now() }).where(eq(module.id, own.id));

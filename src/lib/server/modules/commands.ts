@@ -1,6 +1,8 @@
-// `npm run atrium -- module:list|install|uninstall`: the site modules this codebase ships.
-import { registerCommand } from '../commands';
-import { SITE_MODULES, installModule, installedModules, uninstallModule } from './installs';
+// `npm run atrium -- module:list|install|uninstall|pack`: the site modules this codebase ships, and
+// module packages for authors.
+import { refused, registerCommand } from '../commands';
+import { SITE_MODULES, installReviewed, installedModules, uninstallModule } from './installs';
+import { packCommand } from './pack';
 
 registerCommand({
   name: 'module:list', section: 'modules', readOnly: true,
@@ -24,10 +26,18 @@ for (const action of ['install', 'uninstall'] as const) {
         err(`Unknown module "${uid ?? ''}". Site modules: ${Object.keys(SITE_MODULES).join(', ')}\n`);
         return 2;
       }
-      const changed = action === 'install' ? await installModule(runtime.db, uid) : await uninstallModule(runtime.db, uid);
+      // A package changed after review (or made for another Atrium) is refused with the reason.
+      const changed = action === 'install' ? await installReviewed(runtime, uid).catch((e: unknown) => refused({ err }, e)) : await uninstallModule(runtime.db, uid);
+      if (typeof changed === 'number') return changed;
       await runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
       out(action === 'install' ? `Installed ${uid} ${String(changed)}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
       return 0;
     },
   });
 }
+
+registerCommand({
+  name: 'module:pack', usage: '<folder> [out.zip]', section: 'modules', readOnly: true,
+  summary: 'a module folder (atrium.json at its root) as a reproducible package; prints every problem or the sha256',
+  run: ({ args, path, out, err }) => packCommand(args, path, { out, err }),
+});

@@ -1,6 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { module, moduleInstall } from '../db/schema';
+import { module, moduleInstall, moduleVersion } from '../db/schema';
+import type { Runtime } from '../runtime';
+import { verifyForInstall } from '../market/package-review';
 
 /** Site modules this codebase ships; the market lists and installs them. */
 export const SITE_MODULES: Record<string, { version: string }> = {
@@ -40,6 +42,20 @@ export async function installModule(db: Db, uid: string, installedBy = 0): Promi
   await db.insert(moduleInstall).values({ uid, version, installedBy, createTime })
     .onConflictDoUpdate({ target: moduleInstall.uid, set: { version, installedBy, createTime } });
   return version;
+}
+
+/**
+ * `installModule` for the administrator's paths (console, market page, CLI): a listed version with
+ * a package is installed only when its stored bytes still hash to the sha256 its reviewer approved
+ * and its manifest accepts this Atrium (`verifyForInstall`); otherwise the refusal says why.
+ */
+export async function installReviewed(runtime: Pick<Runtime, 'db' | 'config' | 'site' | 'log'>, uid: string, installedBy = 0): Promise<string | false> {
+  if (!SITE_MODULES[uid]) return false;
+  const [listed] = await runtime.db.select({ v: moduleVersion }).from(module)
+    .innerJoin(moduleVersion, and(eq(moduleVersion.moduleId, module.id), eq(moduleVersion.version, module.latestVersion), eq(moduleVersion.status, 'published')))
+    .where(and(eq(module.uid, uid), eq(module.status, 'published'))).limit(1);
+  if (listed) await verifyForInstall(runtime, uid, listed.v);
+  return installModule(runtime.db, uid, installedBy);
 }
 
 export async function uninstallModule(db: Db, uid: string): Promise<boolean> {

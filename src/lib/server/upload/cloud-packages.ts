@@ -12,6 +12,8 @@ import { fileSuffix } from './check';
 import { cloudSettingsProblem, readCloudSettings } from './cloud-settings';
 import type { CloudFileInput, ObjectStore } from './cloud-store';
 import { storeFor } from './cloud-api';
+import { inspectPackage, packageRefused } from '../modules/inspect';
+import type { Locale } from '../../i18n';
 
 /** Seconds a signed package URL stays valid: long enough to start the download, too short to share. */
 export const PACKAGE_URL_TTL = 300;
@@ -39,11 +41,16 @@ export async function checkPackage(runtime: Pick<Runtime, 'site'>, input: Pick<C
   return maxSize;
 }
 
-/** After the callback: the object starts like a zip archive (`PK\3\4`; `PK\5\6` alone is an empty one). */
-export async function checkStoredZip(store: ObjectStore, key: string): Promise<void> {
-  const head = await store.readHead(key, 4).catch(() => Buffer.alloc(0));
-  if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x05 && head[3] === 0x06) throw new AppError('devstudio.package.empty');
-  if (!(head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04)) throw new AppError('devstudio.package.notZip');
+/**
+ * After the callback: the object is a module package (a zip with a valid `atrium.json` naming files
+ * it holds). The whole object is read back (at most `market_package_max_size`) and inspected as a
+ * local upload is; every problem is in the refusal (in its message too: the upload queue shows
+ * only that), in the developer's language.
+ */
+export async function checkStoredPackage(store: ObjectStore, key: string, size: number, locale: Locale): Promise<void> {
+  const bytes = size > 0 ? await store.readHead(key, size).catch(() => Buffer.alloc(0)) : Buffer.alloc(0);
+  const inspected = await inspectPackage(bytes);
+  if (!inspected.ok) throw packageRefused(inspected.problems, locale, { listInMessage: true });
 }
 
 /** Whether a cloud package row of this member already exists for this content (dedupe, as locally). */

@@ -4,7 +4,7 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, probeImage, uploadLimit } from '../../../lib/server/upload/cloud-api';
 import { cloudFileReply, finishCloudUpload, StoreRefused } from '../../../lib/server/upload/cloud-store';
-import { checkPackage, checkStoredZip, PACKAGE_TOPIC } from '../../../lib/server/upload/cloud-packages';
+import { checkPackage, checkStoredPackage, PACKAGE_TOPIC } from '../../../lib/server/upload/cloud-packages';
 import { requireDeveloper } from '../../../lib/server/market/studio';
 import { CallbackInput } from '../../../lib/shared/validation/upload';
 import { translateAny, translator } from '../../../lib/i18n';
@@ -30,7 +30,7 @@ async function recordUpload(ctx: APIContext): Promise<Response> {
     await requireDeveloper(runtime.db, member.id);
     const maxSize = await checkPackage(runtime, input);
     const packageRules = { ...rules, maxSize, allowedSuffixes: 'zip', allowedMimeTypes: '' };
-    const row = await finishCloudUpload(runtime.db, store, member.id, input, packageRules, probeImage, 'private', (key) => checkStoredZip(store, key));
+    const row = await finishCloudUpload(runtime.db, store, member.id, input, packageRules, probeImage, 'private', (key) => checkStoredPackage(store, key, input.size, apiLocale));
     return ok({ file: cloudFileReply(row, store) }, translateAny(apiLocale, 'devstudio.package.uploaded'));
   }
   const row = await finishCloudUpload(runtime.db, store, member.id, input, rules, probeImage);

@@ -3,6 +3,7 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { requireRule } from '../../../lib/server/auth/guard';
 import { decideDeveloper, developerList } from '../../../lib/server/market/developers';
 import { REVIEW_RULE, decideModule, decideVersion, pendingModules } from '../../../lib/server/market/review';
+import { checkUnchanged } from '../../../lib/server/market/package-review';
 import { ReviewDecisionInput } from '../../../lib/shared/validation/developer';
 import { translateAny } from '../../../lib/i18n';
 import { recordAction } from '../../../lib/server/admin/audit';
@@ -31,6 +32,7 @@ export const POST = api(async (ctx) => {
     const row = await decideDeveloper(runtime.db, { ...decision, userId: input.id });
     after = { status: row.status, reason: row.reason };
   } else {
+    if (input.approve) await checkUnchanged(runtime, { type: input.type, id: input.id });
     after = input.type === 'module'
       ? await decideModule(runtime.db, { ...decision, moduleId: input.id })
       : await decideVersion(runtime.db, { ...decision, versionId: input.id });

@@ -1,10 +1,11 @@
+import type { Runtime } from '../../../lib/server/runtime';
 import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { api, AppError, ok, rateLimitReply, readInput } from '../../../lib/server/http';
 import { hasRule, requireUser } from '../../../lib/server/auth/guard';
-import { authoriseDownload, recordDownload } from '../../../lib/server/market/downloads';
+import { authoriseDownload, recordDownload, type DownloadGrant } from '../../../lib/server/market/downloads';
 import { moduleTag } from '../../../lib/server/market/catalog';
 import { packageFile } from '../../../lib/server/market/packages';
 import { REVIEW_RULE } from '../../../lib/server/market/review';
@@ -16,7 +17,8 @@ import { isCloudPackage, PACKAGE_URL_TTL, signedPackageUrl } from '../../../lib/
  * update period, the developer, a reviewer). Packages live outside /storage: no URL bypasses this.
  * A package stored in the cloud (private prefix) is answered with a redirect to a signed GET URL
  * valid 300 s (PACKAGE_URL_TTL); `?envelope=1` gives that URL in the envelope instead
- * (`data.url`, `data.expires`), for scripts that cannot follow a redirect.
+ * (`data.url`, `data.expires`), for scripts that cannot follow a redirect. The developer's and a
+ * reviewer's downloads are not counted as public ones.
  */
 export const GET = api(async (ctx) => {
   const member = requireUser(ctx);
@@ -28,8 +30,7 @@ export const GET = api(async (ctx) => {
   const grant = await authoriseDownload(runtime.db, { userId: member.id, uid: input.uid, version: input.version, reviewer });
   if (isCloudPackage(grant.packagePath)) {
     const url = await signedPackageUrl(runtime, grant.packagePath, grant.fileName);
-    await recordDownload(runtime.db, member.id, grant);
-    await runtime.pageCache.invalidate([moduleTag(input.uid)]);
+    if (grant.counted) await countDownload(runtime, member.id, grant, input.uid);
     if (new URL(ctx.request.url).searchParams.get('envelope') === '1') {
       return ok({ url, expires: Math.floor(Date.now() / 1000) + PACKAGE_URL_TTL, name: grant.fileName, size: grant.size });
     }
@@ -38,8 +39,7 @@ export const GET = api(async (ctx) => {
   const file = packageFile(runtime, grant.packagePath);
   const info = file ? await stat(file).catch(() => null) : null;
   if (!file || !info?.isFile()) throw new AppError('market.packageMissing');
-  await recordDownload(runtime.db, member.id, grant);
-  await runtime.pageCache.invalidate([moduleTag(input.uid)]);
+  if (grant.counted) await countDownload(runtime, member.id, grant, input.uid);
   return new Response(Readable.toWeb(createReadStream(file)) as ReadableStream, {
     headers: {
       'content-type': 'application/zip',
@@ -50,6 +50,12 @@ export const GET = api(async (ctx) => {
     },
   });
 });
+
+/** A public download: counted on the module, whose cached page shows the count. */
+async function countDownload(runtime: Runtime, userId: number, grant: DownloadGrant, uid: string): Promise<void> {
+  await recordDownload(runtime.db, userId, grant);
+  await runtime.pageCache.invalidate([moduleTag(uid)]);
+}
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({

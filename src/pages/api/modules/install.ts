@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { api, AppError, ok, readInput } from '../../../lib/server/http';
 import { requireRule } from '../../../lib/server/auth/guard';
 import { module } from '../../../lib/server/db/schema';
-import { installModule, SITE_MODULES } from '../../../lib/server/modules/installs';
+import { installReviewed, SITE_MODULES } from '../../../lib/server/modules/installs';
 import { INSTALL_RULE } from '../../../lib/server/market/review';
 import { UidInput } from '../../../lib/shared/validation/market';
 import { translateAny } from '../../../lib/i18n';
@@ -18,7 +18,7 @@ export const POST = api(async (ctx) => {
   const [m] = await runtime.db.select({ siteModule: module.siteModule, status: module.status }).from(module).where(eq(module.uid, uid)).limit(1);
   if (!m || m.status !== 'published') throw new AppError('market.notFound');
   if (!m.siteModule || !SITE_MODULES[uid]) throw new AppError('market.notSiteModule');
-  const version = await installModule(runtime.db, uid, member.id);
+  const version = await installReviewed(runtime, uid, member.id);
   if (!version) throw new AppError('market.notSiteModule');
   await recordAction(runtime.db, actorOf(ctx, member), 'module:install', uid, '', `installed ${version}`);
   // Forms that need the module (forum, docs) are rendered differently once it is there.

@@ -105,6 +105,14 @@ export const moduleVersion = pgTable('module_version', {
   packageSize: bigint('package_size', { mode: 'number' }).notNull().default(0),
   sha1: varchar('sha1', { length: 40 }).notNull().default(''),
   minAtrium: varchar('min_atrium', { length: 20 }).notNull().default(''),
+  /** The package's sha256 when it was submitted and inspected ('' : submitted before packages were inspected). */
+  sha256: varchar('sha256', { length: 64 }).notNull().default(''),
+  /** The sha256 a reviewer approved: install refuses a package whose bytes no longer hash to it. */
+  reviewedSha256: varchar('reviewed_sha256', { length: 64 }).notNull().default(''),
+  /** The package's `atrium.json` as inspected at submission (null: none was). */
+  manifest: jsonb('manifest'),
+  /** The package's files with their unpacked sizes, for the reviewer. */
+  files: jsonb('files').$type<{ path: string; size: number }[]>().notNull().default(sql`'[]'::jsonb`),
   status: varchar('status', { length: 10 }).notNull().default('review'),
   reviewReason: varchar('review_reason', { length: 255 }).notNull().default(''),
   publishTime: bigint('publish_time', { mode: 'number' }).notNull().default(0),

@@ -1,0 +1,203 @@
+// The module manifest, `atrium.json` at the root of a package: who the module is, which Atrium it
+// works with, what it contributes (shaped after VS Code's `contributes`) and the capabilities it asks
+// for. The zod schema below is the one definition: the JSON Schema published for module authors
+// (docs/modules/atrium-module.schema.json) is generated from it (`manifestJsonSchema`), and a unit
+// test keeps the committed file equal to it. Rules between fields (a route needs the `routes`
+// capability and a server entry, …) cannot be said in JSON Schema: `manifestProblems` checks them.
+import semver from 'semver';
+import { z } from 'zod';
+import { MODULE_UID, SEMVER } from '../../shared/market';
+
+/** The manifest's file name, at the root of the zip. */
+export const MANIFEST_FILE = 'atrium.json';
+
+/** Most bytes `atrium.json` may have: a manifest is a page of JSON, not a payload. */
+export const MAX_MANIFEST_BYTES = 64 * 1024;
+
+/**
+ * What a module may ask for. The administrator sees each one's description (`developer.capability.<id>`)
+ * before installing; the reviewer sees them before approving.
+ */
+export const CAPABILITIES = [
+  'posts:read', 'posts:write', 'members:read', 'markdown', 'routes', 'storage', 'http:outbound', 'client:code', 'events', 'jobs',
+] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/** Named places in pages where a module's client component can mount. */
+export const SLOTS = ['post.footer', 'docs.aside', 'home.section', 'user.menu', 'user.page', 'admin.section', 'editor.toolbar'] as const;
+
+/** Site events delivered to a module's server code after the change is committed. */
+export const EVENTS = ['post.created', 'reply.created', 'member.joined', 'order.paid'] as const;
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+/** A text in both languages the site speaks. */
+const bilingual = (max: number) => z.strictObject({ 'zh-cn': text(max), en: text(max) });
+/** A file inside the package: relative, forward slashes, never climbing out. */
+const FilePath = z.string().max(200).regex(/^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._\-/]+$/)
+  .describe('A file in the package, relative to its root (forward slashes, no "..")');
+const SettingKey = z.string().regex(/^[a-z][a-zA-Z0-9_]{0,39}$/);
+/** A semantic version range (npm's syntax): `>=0.1.0 <2.0.0`, `^0.1.0`, `0.x`. */
+const Range = z.string().trim().min(1).max(100).regex(/^[0-9A-Za-z.*^~<>=|\s-]+$/)
+  .describe('The Atrium versions the module works with, as an npm semver range (e.g. ">=0.1.0 <1.0.0")');
+
+const settingBase = { key: SettingKey, title: bilingual(80), description: bilingual(300).optional() };
+const Setting = z.discriminatedUnion('type', [
+  z.strictObject({ ...settingBase, type: z.literal('string'), default: z.string().max(2000), secret: z.boolean().optional() }),
+  z.strictObject({ ...settingBase, type: z.literal('text'), default: z.string().max(20_000) }),
+  z.strictObject({ ...settingBase, type: z.literal('number'), default: z.number(), min: z.number().optional(), max: z.number().optional() }),
+  z.strictObject({ ...settingBase, type: z.literal('boolean'), default: z.boolean() }),
+  z.strictObject({ ...settingBase, type: z.literal('select'), default: z.string().max(100), options: z.array(z.strictObject({ value: z.string().min(1).max(100), title: bilingual(80) })).min(1).max(50) }),
+]);
+
+const Contributes = z.strictObject({
+  markdown: z.strictObject({
+    plugin: FilePath.describe('A markdown-it plugin (ES module, default export) run where the site renders markdown'),
+    browser: FilePath.optional().describe('Its browser half, so the editor preview and chat show what will be posted'),
+    css: FilePath.optional(),
+  }).optional(),
+  slots: z.array(z.strictObject({
+    slot: z.enum(SLOTS),
+    component: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/).describe('The export of the client entry mounted there'),
+    height: z.number().int().min(0).max(2000).optional().describe('Pixels reserved so the page does not jump'),
+  })).max(20).optional(),
+  routes: z.array(z.strictObject({
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+    path: z.string().max(120).regex(/^\/[a-z0-9_:\-/.]*$/).describe('Under /api/m/{uid}'),
+    access: z.enum(['public', 'member', 'admin']),
+  })).max(50).optional(),
+  settings: z.array(Setting).max(100).optional(),
+  i18n: z.strictObject({ 'zh-cn': FilePath, en: FilePath }).optional().describe('JSON dictionaries of the module\'s strings'),
+  events: z.array(z.enum(EVENTS)).max(EVENTS.length).optional(),
+  jobs: z.array(z.strictObject({
+    name: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
+    cron: z.string().max(100).regex(/^\S+(\s+\S+){4}$/).describe('Five cron fields, in the site\'s time zone'),
+  })).max(20).optional(),
+});
+
+/** The manifest as a module author writes it. */
+export const Manifest = z.strictObject({
+  $schema: z.string().max(300).optional(),
+  uid: z.string().regex(MODULE_UID).describe('The module\'s uid in the market'),
+  version: z.string().max(20).regex(SEMVER).describe('The semantic version of this package'),
+  name: bilingual(60),
+  description: bilingual(500),
+  atrium: Range,
+  entry: z.strictObject({
+    server: FilePath.optional().describe('Runs in the module host process'),
+    client: FilePath.optional().describe('An ES module loaded in members\' browsers (needs client:code)'),
+    css: FilePath.optional(),
+  }).default({}),
+  capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length).default([]),
+  contributes: Contributes.default({}),
+}).describe('atrium.json: the manifest of an Atrium module package');
+export type Manifest = z.infer<typeof Manifest>;
+
+/** The JSON Schema published for module authors, generated from `Manifest`. */
+export function manifestJsonSchema(): Record<string, unknown> {
+  return { title: 'atrium.json', ...z.toJSONSchema(Manifest, { io: 'input', target: 'draft-2020-12' }) };
+}
+
+/** One thing wrong with a package, as a message key and its values (translated when replied). */
+export interface PackageProblem {
+  key: string;
+  values?: Record<string, string | number>;
+}
+
+const fieldName = (path: readonly PropertyKey[]): string =>
+  path.length ? path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('') : MANIFEST_FILE;
+
+/** zod's issues as problems a developer can act on (the field and what is wrong with it). */
+function issueProblems(issues: readonly z.core.$ZodIssue[], json: unknown): PackageProblem[] {
+  const out: PackageProblem[] = [];
+  // zod does not say whether a wrong-typed value was there at all: look it up.
+  const valueAt = (path: readonly PropertyKey[]): unknown =>
+    path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), json);
+  for (const issue of issues) {
+    const field = fieldName(issue.path);
+    switch (issue.code) {
+      case 'unrecognized_keys':
+        for (const k of issue.keys) out.push({ key: 'devstudio.manifest.unknown', values: { field: fieldName([...issue.path, k]) } });
+        break;
+      case 'invalid_type':
+        out.push(valueAt(issue.path) === undefined
+          ? { key: 'devstudio.manifest.required', values: { field } }
+          : { key: 'devstudio.manifest.type', values: { field, expected: String(issue.expected) } });
+        break;
+      case 'invalid_value':
+        out.push({ key: 'devstudio.manifest.choice', values: { field, choices: issue.values.map(String).join(', ') } });
+        break;
+      case 'invalid_union':
+        out.push({ key: 'devstudio.manifest.choice', values: { field, choices: 'string, text, number, boolean, select' } });
+        break;
+      case 'too_big':
+      case 'too_small':
+        out.push({ key: 'devstudio.manifest.size', values: { field } });
+        break;
+      default:
+        out.push({ key: 'devstudio.manifest.format', values: { field } });
+    }
+  }
+  return out;
+}
+
+/**
+ * The manifest's problems against itself and the package's file names: the schema, a valid version
+ * range, unique setting keys, files that exist, and what each contribution needs (capability, entry).
+ */
+export function manifestProblems(manifest: Manifest, files: ReadonlySet<string>): PackageProblem[] {
+  const out: PackageProblem[] = [];
+  if (!semver.validRange(manifest.atrium)) out.push({ key: 'devstudio.manifest.range', values: { field: 'atrium', range: manifest.atrium } });
+  const named: [string, string | undefined][] = [
+    ['entry.server', manifest.entry.server], ['entry.client', manifest.entry.client], ['entry.css', manifest.entry.css],
+    ['contributes.markdown.plugin', manifest.contributes.markdown?.plugin], ['contributes.markdown.browser', manifest.contributes.markdown?.browser],
+    ['contributes.markdown.css', manifest.contributes.markdown?.css],
+    ['contributes.i18n.zh-cn', manifest.contributes.i18n?.['zh-cn']], ['contributes.i18n.en', manifest.contributes.i18n?.en],
+  ];
+  for (const [field, file] of named) {
+    if (file && !files.has(file)) out.push({ key: 'devstudio.manifest.missingFile', values: { field, file } });
+  }
+  const has = new Set<string>(manifest.capabilities);
+  const c = manifest.contributes;
+  const needs = (when: unknown, field: string, capability: Capability): void => {
+    if (when && !has.has(capability)) out.push({ key: 'devstudio.manifest.capabilityNeeded', values: { field, capability } });
+  };
+  const needsEntry = (when: unknown, field: string, entry: 'server' | 'client'): void => {
+    if (when && !manifest.entry[entry]) out.push({ key: 'devstudio.manifest.entryNeeded', values: { field, entry: `entry.${entry}` } });
+  };
+  needs(c.markdown, 'contributes.markdown', 'markdown');
+  needs(c.markdown?.browser || c.slots?.length || manifest.entry.client, c.slots?.length ? 'contributes.slots' : 'entry.client', 'client:code');
+  needs(c.routes?.length, 'contributes.routes', 'routes');
+  needs(c.events?.length, 'contributes.events', 'events');
+  needs(c.jobs?.length, 'contributes.jobs', 'jobs');
+  needsEntry(c.slots?.length, 'contributes.slots', 'client');
+  needsEntry(c.routes?.length, 'contributes.routes', 'server');
+  needsEntry(c.events?.length, 'contributes.events', 'server');
+  needsEntry(c.jobs?.length, 'contributes.jobs', 'server');
+  const seen = new Set<string>();
+  (c.settings ?? []).forEach((s, i) => {
+    if (seen.has(s.key)) out.push({ key: 'devstudio.manifest.duplicate', values: { field: `contributes.settings[${i}].key`, value: s.key } });
+    seen.add(s.key);
+    if (s.type === 'select' && !s.options.some((o) => o.value === s.default)) out.push({ key: 'devstudio.manifest.format', values: { field: `contributes.settings[${i}].default` } });
+    if (s.type === 'number' && ((s.min !== undefined && s.default < s.min) || (s.max !== undefined && s.default > s.max))) out.push({ key: 'devstudio.manifest.size', values: { field: `contributes.settings[${i}].default` } });
+  });
+  return out;
+}
+
+/** Parses and checks a manifest's text against the package's files: the manifest, or every problem found. */
+export function readManifest(source: string, files: ReadonlySet<string>): { manifest: Manifest } | { problems: PackageProblem[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(source.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    return { problems: [{ key: 'devstudio.manifest.json', values: { error: err instanceof Error ? err.message.slice(0, 200) : 'JSON' } }] };
+  }
+  const parsed = Manifest.safeParse(json);
+  if (!parsed.success) return { problems: issueProblems(parsed.error.issues, json) };
+  const problems = manifestProblems(parsed.data, files);
+  return problems.length ? { problems } : { manifest: parsed.data };
+}
+
+/** Whether this Atrium version satisfies a manifest's `atrium` range (pre-releases included). */
+export function worksWith(range: string, atriumVersion: string): boolean {
+  return semver.satisfies(atriumVersion, range, { includePrerelease: true });
+}
