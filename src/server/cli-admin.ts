@@ -13,6 +13,7 @@ import { setMemberGroup } from '../lib/server/admin/members';
 import { createGroup, deleteGroup, findGroup, listGroups, renameGroup, ruleIdsOf, ruleNames, ruleOutline, setGroupRules } from '../lib/server/admin/groups';
 import { siteOrigin } from '../lib/server/admin/origin';
 import { backupNow } from '../lib/server/admin/nightly';
+import { RULES_USAGE, ruleCommand } from './cli-rules';
 
 interface Io { out(text: string): void; err(text: string): void; cwd: string }
 
@@ -25,6 +26,7 @@ export const ADMIN_USAGE = `
   group:rules <group> [--add a,b] [--remove a,b]   give a group rules or take them (effective on every instance at once)
   group:delete <group> --move-to <group>        delete a group, moving its members to another one
   rule:list                                     the rule tree: id, name, type and title of every rule
+${RULES_USAGE.slice(1, -1)}
   user:reset-password <account>                 print a one-time password-reset link (valid 24 hours)
   backup [file]                                 a consistent compressed backup of the database and files
                                                 (default DATA_DIR/backups/atrium-<time>.backup.gz)
@@ -155,6 +157,8 @@ async function groupCommand(runtime: Runtime, command: string, rest: string[], i
 export async function extraCommand(runtime: Runtime, command: string, rest: string[], io: Io): Promise<number | null> {
   const group = await groupCommand(runtime, command, rest, io);
   if (group !== null) return group;
+  const rule = await ruleCommand(runtime, command, rest, io);
+  if (rule !== null) return rule;
   switch (command) {
     case 'user:create': {
       const at = rest.indexOf('--group');
