@@ -23,7 +23,9 @@ function find(nodes: readonly RuleNode[], path: string): RuleNode | null {
 export const GET = api(async (ctx) => {
   const { path } = await readInput(ctx, RouteLookupInput);
   const { runtime, apiLocale: locale, session } = ctx.locals;
-  const tree = session?.row ? await runtime.rules.forGroup(session.row.groupId, locale) : await runtime.rules.forVisitor(locale);
+  // Rules valid without login hold for members too; a member's group adds its own.
+  const visitor = await runtime.rules.forVisitor(locale);
+  const tree = session?.row ? [...(await runtime.rules.forGroup(session.row.groupId, locale)), ...visitor] : visitor;
   const wanted = path.split(/[?#]/)[0]!.replace(/(.)\/+$/, '$1');
   // A rule with a redirect wins over one without, whatever their order (a menu and a route may share a path).
   const rule = find(withRedirect(tree), wanted) ?? find(tree, wanted);
