@@ -231,6 +231,32 @@ describe('rules and menus edited (PGlite)', () => {
     expect(bad.data.fields?.redirect).toBeTruthy();
   });
 
+  it('select search: list endpoints answer {list, total} of {id, label}, paged, for pickers; members and visitors are refused', async () => {
+    type Page = { list: { id: number | string; label: string }[]; total: number };
+    const members = await call.get<Page>('/api/admin/members?select=true&quickSearch=ali', boss);
+    expect(members.code, members.msg).toBe(1);
+    expect(members.data).toEqual({ list: [{ id: expect.any(Number), label: 'alice' }], total: 1 });
+    const all = await call.get<Page>('/api/admin/members?select=true&quickSearch=&limit=1&page=2', boss);
+    expect(all.data.total).toBe(2);
+    expect(all.data.list).toEqual([{ id: expect.any(Number), label: 'boss' }]);
+    // Wildcards typed are taken literally.
+    expect((await call.get<Page>('/api/admin/members?select=true&quickSearch=%25', boss)).data.total).toBe(0);
+    const groups = await call.get<Page>('/api/admin/groups?select=true&quickSearch=admin', boss, 'en');
+    expect(groups.data).toEqual({ list: [{ id: ADMIN_GROUP, label: 'Administrators' }], total: 1 });
+    const zhGroups = await call.get<Page>('/api/admin/groups?select=true&quickSearch=admin', boss, 'zh-cn');
+    expect(zhGroups.data.list).toEqual([{ id: ADMIN_GROUP, label: '管理员' }]);
+    const modules = await call.get<Page>('/api/admin/modules?select=true&quickSearch=edit', boss);
+    expect(modules.data.list.map((m) => m.id)).toEqual(['editor']);
+    const books = await call.get<Page>('/api/admin/books?select=true', boss);
+    expect(books.code).toBe(1);
+    expect(books.data.total).toBe(books.data.list.length);
+    const rules = await call.get<Page>('/api/admin/rules?select=true&quickSearch=account/balance', boss, 'en');
+    expect(rules.data.list.map((r) => r.label)).toEqual(expect.arrayContaining(['Wallet (account/balance)']));
+    // Without select the list keeps its own shape.
+    expect(((await call.get<{ list: { username: string }[] }>('/api/admin/members?q=alice', boss)).data.list[0]!).username).toBe('alice');
+    expect((await call.get('/api/admin/members?select=true&quickSearch=a', alice)).code).toBe(401);
+  });
+
   it('adds and removes rules from the CLI; a system rule is refused', async () => {
     const cli = cliRunner({ DATA_DIR: dataDir });
     const added = await cli('rule:add', 'menu', 'account/cli-link', 'CLI', 'link', '--parent', 'account', '--menu-type', 'link', '--url', 'https://cli.example.org/', '--title-en', 'From the CLI');

@@ -110,3 +110,15 @@ export const RuleIdInput = z.object({ id: ID }).strict();
 export const RuleStatusInput = z.object({ id: ID, status: z.coerce.number().int().min(0).max(1) }).strict();
 /** Siblings in their new order (the console's drag and its move up/down buttons send the same). */
 export const RuleSortInput = z.object({ pid: z.coerce.number().int().min(0).max(2_147_483_647), ids: RuleIds }).strict();
+
+/**
+ * Select search (spec §7): any list URL with `select=true` and `quickSearch` answers the
+ * remote-select shape `{list: [{id, label}], total}`, a page at a time (`page`, `limit` ≤ 50).
+ */
+export const SelectInput = z.object({
+  select: z.enum(['true', '1']),
+  quickSearch: text(100).default(''),
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+  extras: text(200).optional(),
+});
