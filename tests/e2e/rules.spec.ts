@@ -64,15 +64,15 @@ test('an administrator adds a link menu and an iframe menu in the console; a mem
   ]) {
     await bossPage.getByText(admin['admin.rules.new'], { exact: true }).click();
     const form = bossPage.locator('form[data-api="/api/admin/ruleCreate"]');
-    await form.getByLabel(admin['admin.rules.parent'], { exact: true }).selectOption(String(account.id));
-    await form.getByLabel(admin['admin.rules.type'], { exact: true }).selectOption('menu');
+    await form.locator('select[name=pid]').selectOption(String(account.id));
+    await form.locator('select[name=type]').selectOption('menu');
     await form.getByLabel(admin['admin.rules.title'], { exact: true }).fill(menu.title);
     await form.getByLabel(admin['admin.rules.titleEn'], { exact: true }).fill(menu.en);
     await form.getByLabel(admin['admin.rules.name'], { exact: true }).fill(menu.name);
-    await form.getByLabel(admin['admin.rules.menuType'], { exact: true }).selectOption(menu.type);
+    await form.locator('select[name=menu_type]').selectOption(menu.type);
     await form.getByLabel(admin['admin.rules.url'], { exact: true }).fill(menu.url);
     await form.getByRole('button', { name: admin['admin.rules.createSubmit'] }).click();
-    await expect(bossPage.getByText(admin['admin.rules.created'])).toBeVisible();
+    await expect(bossPage.getByText(admin['admin.rules.created'])).toBeVisible({ timeout: 30_000 });
     await expect(bossPage.locator('.admin-rule-title', { hasText: menu.en })).toBeVisible();
   }
 
@@ -127,18 +127,20 @@ test('a route rule with an internal redirect is followed in-app, one with an ext
   await bossPage.goto(`${srv.url}/admin/groups`);
   await bossPage.getByText(admin['admin.rules.new'], { exact: true }).click();
   const form = bossPage.locator('form[data-api="/api/admin/ruleCreate"]');
-  await form.getByLabel(admin['admin.rules.type'], { exact: true }).selectOption('route');
+  await form.locator('select[name=type]').selectOption('route');
   await form.getByLabel(admin['admin.rules.title'], { exact: true }).fill('旧论坛');
   await form.getByLabel(admin['admin.rules.name'], { exact: true }).fill('old-forum');
   await form.getByLabel(admin['admin.rules.path'], { exact: true }).fill('/old-forum');
   await form.getByLabel(admin['admin.rules.redirect'], { exact: true }).fill('/ask');
   await form.getByLabel(admin['admin.rules.noLogin'], { exact: true }).check();
   await form.getByRole('button', { name: admin['admin.rules.createSubmit'] }).click();
-  await expect(bossPage.getByText(admin['admin.rules.created'])).toBeVisible();
+  await expect(bossPage.getByText(admin['admin.rules.created'])).toBeVisible({ timeout: 30_000 });
   const external = await bossPage.request.post(`${srv.url}/api/admin/ruleCreate`, {
+    headers: { origin: srv.url },
     data: { type: 'route', name: 'old-site', title: '旧站', path: '/old-site', redirect: 'https://elsewhere.example.net/welcome', no_login_valid: 1 },
   });
-  expect((await external.json()).code).toBe(1);
+  const made = await external.json();
+  expect(made.code, made.msg).toBe(1);
 
   const page = await (await browser.newContext()).newPage();
   await page.route('https://elsewhere.example.net/**', (route) => route.fulfill({ contentType: 'text/html', body: '<h1>Elsewhere</h1>' }));
