@@ -89,6 +89,10 @@ export interface AuthzSite {
   moderatorGroup: number;
   /** A group without members, for the console's delete call. */
   spareGroup: number;
+  /** The member center's `account` directory, and two link menus an administrator made under it (the second for the delete call). */
+  ruleDir: number;
+  customRule: number;
+  doomedRule: number;
 }
 
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -127,6 +131,10 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
     const [modGroup] = await db.insert(userGroup).values({ name: 'Moderators', rules: [memberGroup!.rules, ...modRules].join(','), status: 1, createTime: now(), updateTime: now() }).returning({ id: userGroup.id });
 
     const [spare] = await db.insert(userGroup).values({ name: 'Spare', rules: '', status: 1, createTime: now(), updateTime: now() }).returning({ id: userGroup.id });
+    const [ruleDir] = await db.select({ id: userRule.id }).from(userRule).where(and(eq(userRule.type, 'menu_dir'), eq(userRule.name, 'account')));
+    const [customRule, doomedRule] = await db.insert(userRule).values(['matrix-link', 'matrix-doomed'].map((name) => ({
+      pid: ruleDir!.id, type: 'menu', name, title: name, path: name, menuType: 'link', url: 'https://example.com/', status: 1, createTime: now(), updateTime: now(),
+    }))).returning({ id: userRule.id });
     const make = (username: string, groupId = MEMBER_GROUP) => createUser(db, { username, email: `${username}@example.com`, password: PASSWORD, groupId });
     const alice = await make('alice');
     const bob = await make('bob');
@@ -223,6 +231,7 @@ export async function prepareAuthzSite(env: { DATA_DIR: string; DATABASE_URL?: s
       ids, postId, replyId, postOf, messageOf, unreadOf, chatOf, chatId,
       moduleUid: 'alice-paid', moduleId, reviewId: review.id, draftId, devDraftId, packageId: pkg!.id, devModuleUid: 'devone-paid', packageUid: 'alice-pkg', aliceOrderId: (await db.select({ id: moduleOrder.id }).from(moduleOrder).where(eq(moduleOrder.orderNo, order.orderNo)))[0]!.id,
       invoiceId, withdrawalId: w!.id, reportOf, otherReportOf, noticeId: n!.id, categoryId, book, indexRevision: index.revisionId, pageOf, doomedPageOf, savedPageOf, moderatorGroup: modGroup!.id, spareGroup: spare!.id,
+      ruleDir: ruleDir!.id, customRule: customRule!.id, doomedRule: doomedRule!.id,
     };
   } finally {
     await rt.close();

@@ -65,6 +65,12 @@ export const SAMPLES: Samples = {
   '/api/admin/groupCopy': { POST: (_fx, actor) => ({ body: { id: 1, name: `copy-${actor}`, name_en: '' } }) },
   '/api/admin/groupCreate': { POST: (_fx, actor) => ({ body: { name: `new-${actor}`, name_en: `New ${actor}`, rules: '' } }) },
   '/api/admin/groupDelete': { POST: (fx) => ({ body: { id: fx.spareGroup, move_to: 1 } }) },
+  '/api/admin/rules': { GET: q({}) },
+  '/api/admin/ruleCreate': { POST: (fx, a) => ({ body: { pid: fx.ruleDir, type: 'menu', name: `matrix-new-${a}`, title: `New ${a}`, menu_type: 'link', url: 'https://example.com/new' } }) },
+  '/api/admin/ruleEdit': { POST: (fx) => ({ body: { id: fx.customRule, pid: fx.ruleDir, type: 'menu', name: 'matrix-link', title: 'Matrix link', title_en: 'Matrix link', menu_type: 'link', url: 'https://example.com/edited' } }) },
+  '/api/admin/ruleStatus': { POST: (fx) => ({ body: { id: fx.customRule, status: 1 } }) },
+  '/api/admin/ruleSort': { POST: (fx) => ({ body: { pid: fx.ruleDir, ids: String(fx.customRule) } }) },
+  '/api/admin/ruleDelete': { POST: (fx) => ({ body: { id: fx.doomedRule } }) },
   '/api/admin/groupRename': { POST: (fx) => ({ body: { id: fx.moderatorGroup, name: 'Moderators', name_en: 'Moderators' } }) },
   '/api/admin/invoices': { GET: q({}), POST: (fx) => ({ body: { id: fx.invoiceId, decision: 'approve' } }) },
   '/api/admin/member': { GET: (fx) => ({ query: { id: fx.ids.member } }) },
@@ -137,6 +143,7 @@ export const SAMPLES: Samples = {
   '/api/developer/withdrawals': { GET: q({}) },
 
   '/api/ems/send': { POST: b({ email: 'alice@example.com', event: 'user_retrieve_pwd' }) },
+  '/api/index/route': { GET: q({ path: '/nowhere' }) },
   '/api/index/index/index': { GET: q({ requiredLogin: 1 }) },
   '/api/install/create': { POST: b({ token: 'not-the-token', username: 'intruder', email: 'intruder@example.com', password: 'intruder-pass1', site_name: 'Mine' }) },
 

@@ -165,6 +165,8 @@ describe('the audit log of the CLI', () => {
       'group:rename': ['group:rename', 'Auditors', 'Checkers', '--title-en', 'Checkers'],
       'group:rules': ['group:rules', 'Checkers', '--add', 'docs'],
       'group:delete': ['group:delete', 'Checkers', '--move-to', '1'],
+      'rule:add': ['rule:add', 'menu', 'audited-link', 'Audited', 'link', '--parent', 'account', '--menu-type', 'link', '--url', 'https://example.com/'],
+      'rule:remove': ['rule:remove', 'audited-link'],
       'md:book': ['md:book', 'audited', '--title', 'Audited book'],
       'md:editor': ['md:editor', 'audited', 'dave'],
       'md:import': ['md:import', join(dir, 'import'), '--book', 'imported'],

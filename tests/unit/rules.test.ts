@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildTree, menusOf, splitRules } from '../../src/lib/server/site/rules';
+import { buildTree, menusOf, splitRules, titleOf } from '../../src/lib/server/site/rules';
 
 type Row = Parameters<typeof buildTree>[0][number];
 let nextId = 1;
 const row = (over: Partial<Row>): Row => ({
   id: nextId++, pid: 0, type: 'menu', title: 'T', name: 'n', path: 'p', icon: '', menuType: 'tab', url: '', component: '',
-  noLoginValid: 0, extend: 'none', remark: '', weigh: 0, status: 1, updateTime: 0, createTime: 0, ...over,
+  noLoginValid: 0, extend: 'none', remark: '', weigh: 0, status: 1, updateTime: 0, createTime: 0, titleEn: '', redirect: '', system: 1, ...over,
 });
 
 describe('rule tree', () => {
@@ -38,5 +38,15 @@ describe('rule tree', () => {
     const { rules, menus } = splitRules(tree);
     expect(menus.map((m) => m.name)).toEqual(['d']);
     expect(rules.map((r) => r.name)).toEqual(['r', 'u']);
+  });
+
+  it('titles: a seeded rule reads the dictionaries until an administrator renames it; a rule made in the console shows its own titles', () => {
+    const seeded = row({ name: 'account/balance', title: '余额记录' });
+    expect([titleOf(seeded, 'en'), titleOf(seeded, 'zh-cn')]).toEqual(['Balance', '余额记录']);
+    const renamed = row({ name: 'account/balance', title: '我的钱包', titleEn: 'Wallet' });
+    expect([titleOf(renamed, 'en'), titleOf(renamed, 'zh-cn')]).toEqual(['Wallet', '我的钱包']);
+    const made = row({ name: 'account/handbook', title: '手册', system: 0 });
+    expect([titleOf(made, 'en'), titleOf(made, 'zh-cn')]).toEqual(['手册', '手册']);
+    expect(buildTree([row({ type: 'route', name: 'old', redirect: '/ask' })], 'en')[0]?.redirect).toBe('/ask');
   });
 });

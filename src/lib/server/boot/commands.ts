@@ -6,4 +6,5 @@ import '../market/commands';
 import '../md/commands';
 import '../modules/commands';
 import '../admin/commands';
+import '../admin/rule-commands';
 import '../chat/commands';

@@ -17,16 +17,27 @@ export interface RuleNode {
   component: string;
   no_login_valid: number;
   extend: string;
+  /** Where the route rule lookup sends a visitor of this rule's path ('' : nowhere). */
+  redirect: string;
   children?: RuleNode[];
 }
 
 type RuleRow = typeof userRule.$inferSelect;
 
+/**
+ * A rule's title in `locale`: what an administrator set wins (the zh-cn `title`, the English
+ * `title_en`); a seeded rule nobody renamed reads its title from the dictionaries.
+ */
+export function titleOf(row: Pick<RuleRow, 'name' | 'title' | 'titleEn' | 'system'>, locale: Locale): string {
+  if (locale === 'en') return row.titleEn || (row.system ? lookup('en', 'user', `user.menu.${row.name}`) : undefined) || row.title;
+  return row.title || (lookup(locale, 'user', `user.menu.${row.name}`) ?? row.name);
+}
+
 function toNode(row: RuleRow, locale: Locale): RuleNode {
   return {
     id: row.id, pid: row.pid, type: row.type, name: row.name, path: row.path, icon: row.icon,
-    title: lookup(locale, 'user', `user.menu.${row.name}`) ?? row.title,
-    menu_type: row.menuType, url: row.url, component: row.component, no_login_valid: row.noLoginValid, extend: row.extend,
+    title: titleOf(row, locale),
+    menu_type: row.menuType, url: row.url, component: row.component, no_login_valid: row.noLoginValid, extend: row.extend, redirect: row.redirect,
   };
 }
 

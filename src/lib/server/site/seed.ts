@@ -135,7 +135,7 @@ export async function seedDefaults(db: Db): Promise<string[]> {
       if (id === undefined) {
         const [row] = await db.insert(userRule).values({
           pid, type: node.type, name: node.name, title: node.title, path: node.path ?? node.name,
-          icon: node.icon ?? '', menuType: node.menuType ?? 'tab', weigh: 100 - i, status: 1, extend: node.extend ?? 'none',
+          icon: node.icon ?? '', menuType: node.menuType ?? 'tab', weigh: 100 - i, status: 1, extend: node.extend ?? 'none', system: 1,
           createTime: now(), updateTime: now(),
         }).returning({ id: userRule.id });
         id = row!.id;

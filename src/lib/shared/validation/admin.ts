@@ -84,3 +84,41 @@ export const GroupRulesInput = z.object({ id: ID, rules: RuleIds }).strict();
 export function ruleIdList(rules: string): number[] {
   return rules ? rules.split(',').map(Number) : [];
 }
+
+/** A rule of the tree as the console edits it (BuildAdmin's field names). */
+const SLUG = /^[A-Za-z0-9_][A-Za-z0-9_/.-]{0,49}$/;
+/** An app path (`/md`, not `//host`) or an http(s) URL; empty: none. */
+const TARGET = /^(\/(?!\/)[^\s]*|https?:\/\/[^\s/]+[^\s]*)?$/;
+export const RuleInput = z.object({
+  pid: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
+  type: z.enum(['route', 'menu_dir', 'menu', 'nav_user_menu', 'nav', 'button']),
+  title: required(50),
+  title_en: text(50).default(''),
+  name: text(50).regex(SLUG, { error: 'admin.rules.nameFormat' }),
+  path: text(100).regex(/^[^\s]*$/, { error: 'admin.rules.pathFormat' }).default(''),
+  icon: text(50).default(''),
+  menu_type: z.enum(['tab', 'link', 'iframe']).default('tab'),
+  url: text(255).regex(TARGET, { error: 'admin.rules.urlFormat' }).default(''),
+  extend: z.enum(['none', 'add_rules_only', 'add_menu_only']).default('none'),
+  redirect: text(255).regex(TARGET, { error: 'admin.rules.urlFormat' }).default(''),
+  no_login_valid: z.coerce.number().int().min(0).max(1).default(0),
+  remark: text(255).default(''),
+});
+export const RuleCreateInput = RuleInput.strict();
+export const RuleEditInput = RuleInput.extend({ id: ID }).strict();
+export const RuleIdInput = z.object({ id: ID }).strict();
+export const RuleStatusInput = z.object({ id: ID, status: z.coerce.number().int().min(0).max(1) }).strict();
+/** Siblings in their new order (the console's drag and its move up/down buttons send the same). */
+export const RuleSortInput = z.object({ pid: z.coerce.number().int().min(0).max(2_147_483_647), ids: RuleIds }).strict();
+
+/**
+ * Select search (spec §7): any list URL with `select=true` and `quickSearch` answers the
+ * remote-select shape `{list: [{id, label}], total}`, a page at a time (`page`, `limit` ≤ 50).
+ */
+export const SelectInput = z.object({
+  select: z.enum(['true', '1']),
+  quickSearch: text(100).default(''),
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+  extras: text(200).optional(),
+});

@@ -4,11 +4,13 @@ import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
 import { managedBooks, saveBookSettings } from '../../../lib/server/md/manage';
 import { BookSettingsInput } from '../../../lib/shared/validation/md';
+import { readSelect, selectBooks, wantsSelect } from '../../../lib/server/admin/select';
 import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Every book, archived ones too, with its owner, editors, visibility and history size. */
 export const GET = api(async (ctx) => {
   await requireSection(ctx, 'books');
+  if (wantsSelect(ctx)) return ok(await selectBooks(ctx.locals.runtime.db, ctx.locals.apiLocale, await readSelect(ctx)));
   return ok({ list: await managedBooks(ctx.locals.runtime, 'all') });
 });
 

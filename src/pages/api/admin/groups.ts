@@ -4,12 +4,14 @@ import { recordAction } from '../../../lib/server/admin/audit';
 import { translateAny } from '../../../lib/i18n';
 import { groupTitle, listGroups, ruleNames, setGroupRules } from '../../../lib/server/admin/groups';
 import { GroupRulesInput, ruleIdList } from '../../../lib/shared/validation/admin';
+import { readSelect, selectGroups, wantsSelect } from '../../../lib/server/admin/select';
 import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Groups with the rule tree each holds, as the member center reads it. */
 export const GET = api(async (ctx) => {
   await requireSection(ctx, 'groups');
   const { runtime, apiLocale } = ctx.locals;
+  if (wantsSelect(ctx)) return ok(await selectGroups(runtime.db, apiLocale, await readSelect(ctx)));
   const groups = await listGroups(runtime.db);
   return ok({ list: await Promise.all(groups.map(async (g) => ({ ...g, title: groupTitle(g, apiLocale), tree: await runtime.rules.forGroup(g.id, apiLocale) }))) });
 });

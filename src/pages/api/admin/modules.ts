@@ -5,11 +5,13 @@ import { translateAny } from '../../../lib/i18n';
 import { SITE_MODULES, installedModules } from '../../../lib/server/modules/installs';
 import { toggleModule } from '../../../lib/server/admin/content';
 import { ModuleInput } from '../../../lib/shared/validation/admin';
+import { readSelect, selectModules, wantsSelect } from '../../../lib/server/admin/select';
 import { routeAccess, ADMINS } from '../../../lib/shared/access';
 
 /** Site modules this codebase ships and which are installed. */
 export const GET = api(async (ctx) => {
   await requireSection(ctx, 'modules');
+  if (wantsSelect(ctx)) return ok(await selectModules(ctx.locals.runtime.db, await readSelect(ctx)));
   const installed = new Map((await installedModules(ctx.locals.runtime.db)).map((m) => [m.uid, m.version]));
   return ok({ list: Object.entries(SITE_MODULES).map(([uid, m]) => ({ uid, version: m.version, installed: installed.get(uid) ?? null })) });
 });

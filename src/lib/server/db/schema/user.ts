@@ -11,6 +11,8 @@ export const userRule = pgTable('user_rule', {
   pid: integer('pid').notNull().default(0),
   type: varchar('type', { length: 20 }).notNull().default('menu'),
   title: varchar('title', { length: 50 }).notNull().default(''),
+  /** The English title an administrator gave; empty: the dictionary's, else `title`. */
+  titleEn: varchar('title_en', { length: 50 }).notNull().default(''),
   name: varchar('name', { length: 50 }).notNull().default(''),
   path: varchar('path', { length: 100 }).notNull().default(''),
   icon: varchar('icon', { length: 50 }).notNull().default(''),
@@ -20,6 +22,10 @@ export const userRule = pgTable('user_rule', {
   noLoginValid: smallint('no_login_valid').notNull().default(0),
   extend: varchar('extend', { length: 20 }).notNull().default('none'),
   remark: varchar('remark', { length: 255 }).notNull().default(''),
+  /** Where the route rule lookup (GET /api/index/route) sends a visitor of `path`: an app path or an http(s) URL. */
+  redirect: varchar('redirect', { length: 255 }).notNull().default(''),
+  /** 1: created by Atrium's code or a module (seeded): administrators may rename, move, disable or regroup it, not delete it. */
+  system: smallint('system').notNull().default(0),
   weigh: integer('weigh').notNull().default(0),
   status: smallint('status').notNull().default(1),
   updateTime: bigint('update_time', { mode: 'number' }).notNull().default(0),
