@@ -10,9 +10,7 @@ import { and, asc, eq, notLike, sql } from 'drizzle-orm';
 import type { Runtime } from '../lib/server/runtime';
 import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
-import { resolveAccessToken, type Resolved } from '../lib/server/auth/sessions';
-import type { SessionRef } from '../lib/server/auth/session-streams';
-import { fromOwnSite, readCookie, SESSION_COOKIE } from '../lib/server/request-context';
+import { crossSite, forbiddenOrigin, needLogin, rateLimited, writeEnvelope, type Refusal } from '../lib/server/pipeline/checks';
 import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime } from '../lib/server/upload/check';
 import { readImageInfo, type ImageInfo, type ReadAt } from '../lib/server/upload/image-info';
 import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
@@ -24,15 +22,18 @@ import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
 import { formatDate } from '../lib/shared/date';
 import { replyAfterBody } from './drain';
+import type { RawCall } from './raw-call';
 import { ClientGone, FORM_OVERHEAD, isMultipart, MultipartError, receiveFile, Rejection, type Received, type ReceiveRules } from './multipart';
 
-export interface UploadContext {
+interface UploadContext {
   locale: Locale;
   requestId: string;
   user: { id: number } | null;
-  tokenExpired: boolean;
-  /** The token came from the cookie, not the header: the request must come from our own site. */
-  viaCookie?: boolean;
+}
+
+function uploadContext(call: RawCall): UploadContext {
+  const row = call.session.row;
+  return { locale: call.locale, requestId: call.basics.requestId, user: row ? { id: row.id } : null };
 }
 
 const UPLOADS_PER_MINUTE = 30;
@@ -55,12 +56,7 @@ function fileReader(fh: FileHandle): ReadAt {
 
 function sendJson(res: ServerResponse, status: number, code: number, msg: string, data: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) { res.destroy(); return; }
-  const body = JSON.stringify({ code, msg, data, time: Math.floor(Date.now() / 1000) });
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
-    'content-length': String(Buffer.byteLength(body)), ...headers,
-  });
-  res.end(body);
+  writeEnvelope(res, status, { code, msg, data }, { 'x-content-type-options': 'nosniff', ...headers });
 }
 
 /**
@@ -70,6 +66,8 @@ function sendJson(res: ServerResponse, status: number, code: number, msg: string
 function sendEarly(req: IncomingMessage, res: ServerResponse, status: number, code: number, msg: string, data: unknown, headers: Record<string, string> = {}): void {
   replyAfterBody(req, (close) => sendJson(res, status, code, msg, data, close ? { ...headers, connection: 'close' } : headers));
 }
+
+const refuse = (req: IncomingMessage, res: ServerResponse, r: Refusal): void => sendEarly(req, res, r.status, r.body.code, r.body.msg, r.body.data, r.headers);
 
 
 // ---------------------------------------------------------------------------------------------
@@ -121,26 +119,6 @@ function fileOfUrl(runtime: Runtime, url: string): string | null {
   if (segments.some((s) => s === '' || s.startsWith('.'))) return null;
   const full = resolve(root, ...segments);
   return full.startsWith(root + sep) ? full : null;
-}
-
-/**
- * The member behind a call the Node server answers itself (uploads, message streams, chat
- * questions), as the middleware finds it on an API call: header `ba-user-token` (or `bausertoken`),
- * else the cookie; no renewal from the refresh cookie (that is for page loads).
- */
-export async function resolveRequestSession(req: IncomingMessage, runtime: Runtime): Promise<{ row: (Resolved & { state: 'ok' })['row'] | null; ref?: SessionRef; tokenExpired: boolean; viaCookie: boolean }> {
-  const header = String(req.headers['ba-user-token'] ?? req.headers.bausertoken ?? '');
-  const value = header || readCookie(req.headers.cookie, SESSION_COOKIE) || '';
-  if (!value) return { row: null, tokenExpired: false, viaCookie: false };
-  const resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, value, runtime.sessions);
-  if (resolved.state === 'ok') return { row: resolved.row, ref: resolved.ref, tokenExpired: false, viaCookie: !header };
-  return { row: null, tokenExpired: resolved.state === 'expired', viaCookie: false };
-}
-
-/** The member behind an upload request (resolveRequestSession). */
-export async function resolveUploadUser(req: IncomingMessage, runtime: Runtime): Promise<Pick<UploadContext, 'user' | 'tokenExpired' | 'viaCookie'>> {
-  const { row, tokenExpired, viaCookie } = await resolveRequestSession(req, runtime);
-  return row ? { user: { id: row.id }, tokenExpired: false, viaCookie } : { user: null, tokenExpired };
 }
 
 /**
@@ -213,21 +191,12 @@ type Translate = (key: string, values?: Record<string, string | number>) => stri
  * What every upload passes before its body is read: a member, a request from our own pages when
  * the session came from the cookie, and the per-minute limit. False when it already replied.
  */
-async function admitted(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext, t: Translate, kind: string, perMinute: number): Promise<boolean> {
-  if (!ctx.user) {
-    if (ctx.tokenExpired) sendEarly(req, res, 200, Code.tokenExpired, t('api.tokenExpired'), []);
-    else sendEarly(req, res, 200, Code.login, t('api.needLogin'), { type: 'need login' });
-    return false;
-  }
-  if (ctx.viaCookie && !fromOwnSite(req.headers.origin ?? req.headers.referer, req.headers.host, runtime.config.siteDomain)) {
-    sendEarly(req, res, 403, Code.error, t('api.forbiddenOrigin'), null);
-    return false;
-  }
-  const limit = await runtime.limiter.hit(`${kind}:${ctx.user.id}`, perMinute, 60);
-  if (!limit.allowed) {
-    sendEarly(req, res, 429, Code.error, t('api.rateLimited', { seconds: limit.retryAfter }), null, { 'retry-after': String(limit.retryAfter) });
-    return false;
-  }
+async function admitted(req: IncomingMessage, res: ServerResponse, call: RawCall, kind: string, perMinute: number): Promise<boolean> {
+  const { row, tokenExpired, viaCookie } = call.session;
+  if (!row) { refuse(req, res, needLogin(call.locale, tokenExpired, [])); return false; }
+  if (crossSite(call.header, 'POST', viaCookie, call.runtime.config.siteDomain, false)) { refuse(req, res, forbiddenOrigin(call.locale)); return false; }
+  const limited = await rateLimited(call.runtime, call.locale, `${kind}:${row.id}`, perMinute);
+  if (limited) { refuse(req, res, limited); return false; }
   return true;
 }
 
@@ -254,12 +223,14 @@ async function receiveOrReply(req: IncomingMessage, res: ServerResponse, tmpPath
  * `POST /api/ajax/upload?driver=local&topic=…` with a multipart body whose `file` part is the
  * upload. Replies with the `{code, msg, data, time}` envelope; never buffers the file in memory.
  */
-export async function handleUpload(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext): Promise<void> {
+export async function handleUpload(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
+  const { runtime } = call;
+  const ctx = uploadContext(call);
   const t: Translate = (key, values) => translateAny(ctx.locale, key, values);
   const fail = (key: string, values?: Record<string, string | number>): void => sendEarly(req, res, 200, Code.error, t(key, values), null);
   let tmpPath: string | null = null;
   try {
-    if (!(await admitted(req, res, runtime, ctx, t, 'upload', UPLOADS_PER_MINUTE)) || !ctx.user) return;
+    if (!(await admitted(req, res, call, 'upload', UPLOADS_PER_MINUTE)) || !ctx.user) return;
 
     const settings = await readSettings(runtime);
     if (settings.paramsError) return sendEarly(req, res, 200, settings.paramsError.code, settings.paramsError.message, null);
@@ -353,13 +324,15 @@ function sizeLabel(bytes: number): string {
  * `market_package_max_size`, streamed to `<DATA_DIR>/packages/<yyyymm>/<sha1>.zip` and recorded as
  * a private attachment. Only `/api/modules/download` ever reads it back, after checking who asks.
  */
-export async function handlePackageUpload(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext): Promise<void> {
+export async function handlePackageUpload(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
+  const { runtime } = call;
+  const ctx = uploadContext(call);
   const t: Translate = (key, values) => translateAny(ctx.locale, key, values);
   let limitText = '';
   const fail = (key: string): void => sendEarly(req, res, 200, Code.error, t(key, { limit: limitText }), null);
   let tmpPath: string | null = null;
   try {
-    if (!(await admitted(req, res, runtime, ctx, t, 'package', PACKAGES_PER_MINUTE)) || !ctx.user) return;
+    if (!(await admitted(req, res, call, 'package', PACKAGES_PER_MINUTE)) || !ctx.user) return;
     const userId = ctx.user.id;
     if (!(await isApprovedDeveloper(runtime.db, userId))) return sendEarly(req, res, 200, Code.noPermission, t('devstudio.notDeveloper'), null);
     const maxSize = parseSize(await runtime.site.get('market_package_max_size', '20mb')) || DEFAULT_PACKAGE_SIZE;
