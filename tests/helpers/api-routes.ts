@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ACCESS_METHODS, type AccessMethod, type MethodAccess, type RouteAccess } from '../../src/lib/shared/access';
-import { RAW_ROUTES } from '../../src/server/raw-routes';
+import { RAW_ROUTES, type RawRoute } from '../../src/server/raw-routes';
 import { ROOT } from './paths';
 import { request as httpRequest } from 'node:http';
 import { collectResponse, postJson, raw, type RawResponse } from './server';
@@ -50,15 +50,14 @@ export async function loadRoutes(): Promise<ApiRoute[]> {
  * not in the table (a branch that would answer it past the checks), a route without a declaration
  * for its method, a route with a route file whose declaration is a copy rather than the file's own.
  */
-export async function rawRouteProblems(files: readonly ApiRoute[]): Promise<string[]> {
+export async function rawRouteProblems(files: readonly ApiRoute[], dir = join(ROOT, 'src/server'), table: ReadonlyMap<string, RawRoute> = RAW_ROUTES): Promise<string[]> {
   const problems: string[] = [];
-  const dir = join(ROOT, 'src/server');
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
     for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/'(\/api\/[^'/]+\/[^']*)'/g)) {
-      if (!RAW_ROUTES.has(m[1]!)) problems.push(`${m[1]}: named in src/server/${f}, not declared in src/server/raw-routes.ts`);
+      if (!table.has(m[1]!)) problems.push(`${m[1]}: named in src/server/${f}, not declared in src/server/raw-routes.ts`);
     }
   }
-  for (const [path, route] of RAW_ROUTES) {
+  for (const [path, route] of table) {
     if (!route.access?.[route.method]) problems.push(`${path}: no declaration for ${route.method} in src/server/raw-routes.ts`);
     const file = files.find((r) => r.url === path && r.file.startsWith(API_DIR));
     if (file && file.access !== route.access) problems.push(`${path}: src/server/raw-routes.ts declares it again instead of taking ${relative(ROOT, file.file)}'s \`access\``);
