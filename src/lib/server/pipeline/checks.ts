@@ -9,7 +9,7 @@ import { translateAny } from '../../i18n';
 import { Code, type Envelope } from '../../shared/codes';
 import { declaredRules, type RouteAccess } from '../../shared/access';
 import { fromOwnSite, isFormLike, readCookie, SESSION_COOKIE } from '../request-context';
-import { forwardedClientIp } from '../proxy';
+import { envelopeText } from '../http';
 import { hasRule } from '../auth/guard';
 import { resolveAccessToken, type Resolved } from '../auth/sessions';
 import type { SessionRef } from '../auth/session-streams';
@@ -56,12 +56,9 @@ export async function resolveRequestSession(runtime: Runtime, header: HeaderOf):
 }
 
 // ---------------------------------------------------------------------------------------------
-// Client address, origin
+// Client address (request-context.ts clientAddress), origin
 
-/** The caller's address: behind trusted proxies the X-Forwarded-For entry the nearest one added (proxy.ts). */
-export function clientAddress(header: HeaderOf, peer: string, config: Pick<Runtime['config'], 'proxy' | 'trustProxy'>): string {
-  return forwardedClientIp(header('x-forwarded-for'), peer, config.proxy ?? config.trustProxy ?? null);
-}
+export { clientAddress } from '../request-context';
 
 /**
  * Whether a call that changes state must be refused as cross-site: its session came from the cookie
@@ -117,10 +114,7 @@ export async function rateLimited(runtime: Pick<Runtime, 'limiter'>, locale: Loc
   return { status: 429, body: { code: Code.error, msg: translateAny(locale, 'api.rateLimited', { seconds: result.retryAfter }), data: null }, headers: { 'retry-after': String(result.retryAfter) } };
 }
 
-/** The envelope's JSON text, `time` stamped now. */
-export function envelopeText(body: Omit<Envelope<unknown>, 'time'>): string {
-  return JSON.stringify({ code: body.code, msg: body.msg, data: body.data, time: Math.floor(Date.now() / 1000) });
-}
+export { envelopeText };
 
 /** Writes an envelope onto a Node response (the Node server's counterpart of http.ts `envelope()`). */
 export function writeEnvelope(res: ServerResponse, status: number, body: Omit<Envelope<unknown>, 'time'>, headers: Record<string, string> = {}): void {
