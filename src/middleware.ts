@@ -1,12 +1,13 @@
 import type { APIContext } from 'astro';
 import { defineMiddleware } from 'astro:middleware';
-import { REFRESH_COOKIE, SESSION_COOKIE, USER_INFO_COOKIE, fromOwnSite, isFormLike, requestBasics } from './lib/server/request-context';
+import { REFRESH_COOKIE, SESSION_COOKIE, USER_INFO_COOKIE, requestBasics } from './lib/server/request-context';
+import { Code } from './lib/shared/codes';
 import { RefreshRaceError, refreshSession, resolveAccessToken, type Resolved } from './lib/server/auth/sessions';
 import { clearSessionCookie, cookieScope, setSessionCookies, setUserInfoCookie, userInfoCookieValue } from './lib/server/auth/guard';
-import { Code } from './lib/shared/codes';
 import { assertRouteMiddleware, matchRoute } from './lib/shared/routes';
 import { normalizeApiPath } from './lib/shared/hosts';
 import { apiLocale, envelope, errorResponse, isBadInputError, rateLimitReply, requestIp } from './lib/server/http';
+import { crossSite, forbiddenOrigin, headerToken, holdsDeclaredRule, noPermission } from './lib/server/pipeline/checks';
 import { CONTROL_CHARS } from './lib/shared/validation/common';
 import { translator } from './lib/i18n';
 import { ROUTE_MIDDLEWARE } from './lib/server/route-middleware';
@@ -14,9 +15,7 @@ import { getDevRuntime } from './lib/server/boot/dev-runtime';
 import { appLocals } from './lib/server/app-locals';
 import { PageCache } from './lib/server/page-cache';
 import { compressResponse, pickEncoding } from './lib/server/compress';
-import { AppError } from './lib/server/http';
-import { hasRule } from './lib/server/auth/guard';
-import { declaredRules, type RouteAccess } from './lib/shared/access';
+import type { RouteAccess } from './lib/shared/access';
 
 // Fail at start, not at the first request to a page, when a route names an unknown middleware.
 assertRouteMiddleware(Object.keys(ROUTE_MIDDLEWARE));
@@ -49,15 +48,15 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
     if (normal !== url.pathname) return ctx.rewrite(normal + url.search);
     // A session carried by cookie must come from our own pages for anything that changes state, and
     // so must a body a plain HTML form can send cross-site (Astro's own check is off: it answered text).
-    if (!SAFE_METHODS.has(request.method) && (locals.session?.viaCookie || isFormLike(request.headers.get('content-type'))) && !ownSite(ctx)) {
-      return envelope({ code: Code.error, msg: translator(locals.apiLocale, 'api')('api.forbiddenOrigin'), data: null }, 403);
+    if (crossSite((name) => request.headers.get(name), request.method, !!locals.session?.viaCookie, locals.runtime.config.siteDomain)) {
+      const refusal = forbiddenOrigin(locals.apiLocale);
+      return envelope(refusal.body, refusal.status);
     }
     const limited = await rateLimitReply(ctx, `api:${requestIp(ctx)}`, locals.runtime.config.apiRateLimit, 60);
     if (limited) return limited;
     let response: Response;
     try {
-      await requireDeclaredRule(ctx);
-      response = await next();
+      response = (await refusedByDeclaredRule(ctx)) ?? await next();
       // An endpoint without a handler for this method: Astro answers its HTML 404 page.
       if (response.status === 404 && !(response.headers.get('content-type') ?? '').includes('json')) response = await wrongMethod(ctx, response);
     } catch (err) {
@@ -67,7 +66,7 @@ export const onRequest = defineMiddleware(async (ctx, next) => {
   }
 
   // No page takes a form post: one from another site is refused, as Astro's origin check did.
-  if (!SAFE_METHODS.has(request.method) && isFormLike(request.headers.get('content-type')) && !ownSite(ctx)) {
+  if (crossSite((name) => request.headers.get(name), request.method, false, locals.runtime.config.siteDomain)) {
     return new Response('Cross-site form submissions are forbidden', { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   }
 
@@ -115,30 +114,24 @@ async function maybeCache(request: Request, locals: App.Locals, response: Respon
   return new Response(new Uint8Array(chosen.buffer as ArrayBuffer, chosen.byteOffset, chosen.byteLength), { status: 200, headers: out });
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function ownSite(ctx: APIContext): boolean {
-  const { request, locals } = ctx;
-  return fromOwnSite(request.headers.get('origin') ?? request.headers.get('referer'), request.headers.get('host'), locals.runtime.config.siteDomain);
-}
-
 // Every API module, loaded only to learn which methods a path answers when a request used another.
 const API_MODULES = import.meta.glob<Record<string, unknown>>('./pages/api/**/*.ts');
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /**
- * The rule an API route declares (`access.rule`, src/lib/shared/access.ts) is what refuses: a member
- * whose group holds none of them gets 401 before the handler runs, whatever the handler checks.
+ * The rule an API route declares (`export const access`, src/lib/shared/access.ts) is what refuses:
+ * a member whose group holds none of them gets 401 before the handler runs, whatever the handler
+ * checks (the same check the Node server runs for the paths it answers: src/server/raw-routes.ts).
  */
-async function requireDeclaredRule(ctx: APIContext): Promise<void> {
+async function refusedByDeclaredRule(ctx: APIContext): Promise<Response | null> {
   const session = ctx.locals.session;
-  if (!session) return;
+  if (!session) return null;
   const load = apiModule(ctx.url.pathname);
-  if (!load) return;
-  const rules = declaredRules((await load()).access as RouteAccess | undefined);
-  if (!rules.length) return;
-  for (const rule of rules) if (await hasRule(ctx.locals.runtime, session.row.groupId, ctx.locals.locale, rule)) return;
-  throw new AppError('api.noPermission', { code: Code.noPermission });
+  if (!load) return null;
+  const access = (await load()).access as RouteAccess | undefined;
+  if (await holdsDeclaredRule(ctx.locals.runtime, access, session.row.groupId, ctx.locals.locale)) return null;
+  const refusal = noPermission(ctx.locals.apiLocale);
+  return envelope(refusal.body, refusal.status);
 }
 
 function apiModule(pathname: string): (() => Promise<Record<string, unknown>>) | undefined {
@@ -174,7 +167,7 @@ function hasControlChars(params: URLSearchParams): boolean {
 async function resolveSession(ctx: APIContext): Promise<void> {
   const { locals, request, cookies } = ctx;
   locals.user = null;
-  const header = request.headers.get('ba-user-token') || request.headers.get('bausertoken') || '';
+  const header = headerToken((name) => request.headers.get(name));
   const cookie = cookies.get(SESSION_COOKIE)?.value ?? '';
   const refresh = header ? '' : cookies.get(REFRESH_COOKIE)?.value ?? '';
   const value = header || cookie;

@@ -11,12 +11,13 @@ import { normalizeApiPath, toAppPath } from '../lib/shared/hosts';
 import { translator } from '../lib/i18n';
 import { apiLocale } from '../lib/server/http';
 import { loadStaticFiles, type StaticFile } from './static';
-import { handlePackageUpload, handleUpload, resolveUploadUser, serveStorage } from './upload';
+import { serveStorage } from './upload';
 import { appLocals } from '../lib/server/app-locals';
 import { replyAfterBody } from './drain';
 import { createMetrics } from '../lib/server/metrics';
-import { answerCount, closeStreams, COUNT_PATH, handleStream, STREAM_PATH } from './stream';
-import { CHAT_SEND_PATH, handleChatSend } from './chat-send';
+import { closeStreams } from './stream';
+import { answerRaw, rawRoute } from './raw-routes';
+import { envelopeText, writeEnvelope } from '../lib/server/pipeline/checks';
 import { useBuiltChatWorker } from '../lib/server/chat/provider';
 import { startMessageJob } from '../lib/server/messages/mail-job';
 import { hubFor } from '../lib/server/messages/live';
@@ -104,11 +105,6 @@ function sendCached(req: IncomingMessage, res: ServerResponse, page: CachedPage,
   sendPrepared(req, res, p, requestId);
 }
 
-function sendEnvelope(res: ServerResponse, status: number, code: number, msg: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ code, msg, data: null, time: Math.floor(Date.now() / 1000) }));
-}
-
 /** Whether a Cookie header carries a session (or the user info of one): such a request is not served from the visitors' cache. */
 function hasSessionCookie(cookie: string | undefined): boolean {
   return !!cookie && !!(readCookie(cookie, SESSION_COOKIE) || readCookie(cookie, REFRESH_COOKIE) || readCookie(cookie, USER_INFO_COOKIE));
@@ -130,7 +126,7 @@ function unsupportedMethod(method: string, path: string, header: (name: string) 
   const locale = apiLocale(header, negotiateLocale(header('cookie'), header('accept-language')));
   // What the client sent, shown back only as printable token characters and never at length.
   const msg = translator(locale, 'api')('api.methodNotImplemented', { method: method.replace(/[^!#$%&'*+.^_`|~0-9A-Za-z-]/g, '').slice(0, 32) });
-  if (path.startsWith('/api/')) return { type: 'application/json; charset=utf-8', body: JSON.stringify({ code: 0, msg, data: null, time: Math.floor(Date.now() / 1000) }) };
+  if (path.startsWith('/api/')) return { type: 'application/json; charset=utf-8', body: envelopeText({ code: 0, msg, data: null }) };
   return { type: 'text/plain; charset=utf-8', body: `${msg}\n` };
 }
 
@@ -158,7 +154,7 @@ export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buf
   if (path.startsWith('/api/')) {
     const locale = apiLocale(header, negotiateLocale(header('cookie'), header('accept-language')));
     const t = translator(locale, 'api');
-    const body = JSON.stringify({ code: 0, msg: tooLarge ? t('api.headersTooLarge', { limit: humanBytes(maxHeaderSize) }) : t('api.badRequest'), data: null, time: Math.floor(Date.now() / 1000) });
+    const body = envelopeText({ code: 0, msg: tooLarge ? t('api.headersTooLarge', { limit: humanBytes(maxHeaderSize) }) : t('api.badRequest'), data: null });
     endSocket(socket, status, { type: 'application/json; charset=utf-8', body });
   } else {
     endSocket(socket, status, { type: 'text/plain; charset=utf-8', body: tooLarge ? 'Request Header Fields Too Large' : 'Bad Request' });
@@ -259,19 +255,10 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       if (await metrics.serve(req, res, pathname)) return;
       const isRead = req.method === 'GET' || req.method === 'HEAD';
 
-      // Uploads stream to disk with their own size limit: before the body-size check and Astro.
-      if (pathname === '/api/ajax/upload' && req.method === 'POST') {
-        const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
-        return await handleUpload(req, res, runtime, { locale, requestId: basics.requestId, ...(await resolveUploadUser(req, runtime)) });
-      }
-      if (pathname === '/api/developer/package' && req.method === 'POST') {
-        const locale = apiLocale((name) => req.headers[name] as string | undefined, basics.locale);
-        return await handlePackageUpload(req, res, runtime, { locale, requestId: basics.requestId, ...(await resolveUploadUser(req, runtime)) });
-      }
-      if (pathname === COUNT_PATH && req.method === 'GET' && await answerCount(req, res, runtime, req.url.slice(pathname.length))) return;
-      if (pathname === STREAM_PATH && req.method === 'GET') {
-        return await handleStream(req, res, runtime, apiLocale((name) => req.headers[name] as string | undefined, basics.locale));
-      }
+      // The API paths answered here, not by Astro (raw-routes.ts): uploads stream to disk with their
+      // own size limit, streams stay open, so these come before the body-size check and Astro.
+      const raw = rawRoute(pathname, req.method, req.url.slice(pathname.length));
+      if (raw?.early && await answerRaw(raw, req, res, runtime, basics)) return;
       if (isRead && serveStorage(req, res, runtime)) return;
       if (isRead) {
         const file = statics.get(pathname);
@@ -288,7 +275,7 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
           // Read and drop what the client is still sending (bounded), so the reply reaches it.
           replyAfterBody(req, (close) => {
             if (close) res.setHeader('connection', 'close');
-            sendEnvelope(res, tooLarge ? 413 : 411, 0, msg);
+            writeEnvelope(res, tooLarge ? 413 : 411, { code: 0, msg, data: null });
           });
           return;
         }
@@ -301,13 +288,13 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       // `pathname` lets work deep in the request (a slow query's log line) name its route.
       const locals = { runtime, ...basics, pathname };
       // A chat question starts a reply without Astro (chat-send.ts: its start cost queued bursts).
-      if (pathname === CHAT_SEND_PATH && req.method === 'POST') return await appLocals.run(locals, () => handleChatSend(req, res, runtime, basics));
+      if (raw && !raw.early && await appLocals.run(locals, () => answerRaw(raw, req, res, runtime, basics))) return;
       await appLocals.run(locals, () => handler(req, res, undefined, locals));
     } catch (err) {
       const requestId = newRequestId();
       log.error('request failed', { requestId, url: req.url, err: err instanceof Error ? err.stack : String(err) });
       const locale = apiLocale((name) => req.headers[name] as string | undefined, negotiateLocale(req.headers.cookie, req.headers['accept-language']));
-      if (!res.headersSent) sendEnvelope(res, 500, 0, translator(locale, 'api')('api.internal', { requestId }));
+      if (!res.headersSent) writeEnvelope(res, 500, { code: 0, msg: translator(locale, 'api')('api.internal', { requestId }), data: null });
       else res.destroy();
     }
   };

@@ -1,31 +1,23 @@
 // `POST /api/chat/send`, answered by the Node server without Astro: when a hundred questions arrive
 // together, each one's start (Astro's Request with its headers, the middleware, the route, the
-// response read back out of a web stream) queued every later reply behind it. The steps are the
-// middleware's and the route's, in the same order and with the same functions (session, origin
-// check, API rate limit, then src/lib/server/chat/api.ts sendChat), so every reply is the one the
-// Astro route (src/pages/api/chat/send.ts, which still answers under `astro dev`) would give.
+// response read back out of a web stream) queued every later reply behind it. The route file,
+// src/pages/api/chat/send.ts, declares who may call it (src/server/raw-routes.ts takes that
+// declaration) and still answers under `astro dev`. The steps are the middleware's, with the same
+// functions (lib/server/pipeline/checks.ts: session, declared rule, origin, API rate limit), then
+// the route's (src/lib/server/chat/api.ts sendChat), so every reply is the one the route would give.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Runtime } from '../lib/server/runtime';
-import { fromOwnSite, isFormLike, type RequestBasics } from '../lib/server/request-context';
-import { resolveRequestSession } from './upload';
-import { apiLocale, envelope, errorResponse, limitReply, parseJsonBody } from '../lib/server/http';
-import { forwardedClientIp } from '../lib/server/proxy';
+import { envelope, errorResponse, parseJsonBody } from '../lib/server/http';
 import { compressResponse } from '../lib/server/compress';
 import { withOutbox } from '../lib/server/messages/live';
 import { askerFrom, sendChat } from '../lib/server/chat/api';
 import type { ReplyStream } from '../lib/server/chat/reply';
-import { translator } from '../lib/i18n';
+import { crossSite, forbiddenOrigin, rateLimited, type Refusal } from '../lib/server/pipeline/checks';
 import { CHAT_KEY_HEADER } from '../lib/shared/chat';
-import { Code } from '../lib/shared/codes';
+import type { RawCall } from './raw-call';
 
 export const CHAT_SEND_PATH = '/api/chat/send';
 
-/** One request header as the web Headers object gives it (repeated headers joined, absent: null). */
-function header(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
-}
+const asResponse = (r: Refusal): Response => envelope(r.body, r.status, r.headers);
 
 /** The request body as text, decoded as `Request.text()` decodes it (UTF-8, a leading BOM dropped). */
 function bodyText(req: IncomingMessage): Promise<string> {
@@ -65,22 +57,19 @@ function writeResponse(res: ServerResponse, response: Response): Promise<void> {
 /** A reply's SSE text as it comes, one socket write per chunk (the reply joins what it writes in one tick). */
 const writeReply = (res: ServerResponse, reply: ReplyStream, sse = reply.sse): Promise<void> => writeBody(res, 200, reply.headers, sse);
 
-/** Answers `POST /api/chat/send`; `basics` are the request's (app.ts), already its locals. */
-export async function handleChatSend(req: IncomingMessage, res: ServerResponse, runtime: Runtime, basics: RequestBasics): Promise<void> {
+/** Answers `POST /api/chat/send`; the request's basics (app.ts) are already its locals. */
+export async function handleChatSend(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
+  const { runtime, basics, header, locale, address: ip } = call;
   const { config } = runtime;
-  const locale = apiLocale((name) => header(req, name), basics.locale);
-  const { row, ref, viaCookie } = await resolveRequestSession(req, runtime);
+  const { row, ref, viaCookie } = call.session;
 
   // A session carried by cookie, or a body a plain HTML form can send, must come from our own pages.
-  if ((viaCookie || isFormLike(header(req, 'content-type'))) && !fromOwnSite(header(req, 'origin') ?? header(req, 'referer'), header(req, 'host'), config.siteDomain)) {
-    return writeResponse(res, envelope({ code: Code.error, msg: translator(locale, 'api')('api.forbiddenOrigin'), data: null }, 403));
-  }
-  const ip = forwardedClientIp(header(req, 'x-forwarded-for'), req.socket.remoteAddress ?? '', config.proxy ?? config.trustProxy ?? null);
-  const limited = await limitReply(runtime.limiter, locale, `api:${ip}`, config.apiRateLimit, 60);
-  if (limited) return writeResponse(res, limited);
+  if (crossSite(header, 'POST', viaCookie, config.siteDomain)) return writeResponse(res, asResponse(forbiddenOrigin(locale)));
+  const limited = await rateLimited(runtime, locale, `api:${ip}`, config.apiRateLimit);
+  if (limited) return writeResponse(res, asResponse(limited));
   let response: Response;
   try {
-    const reply = await withOutbox(runtime.bus, () => sendChat(runtime, askerFrom(row, ip, locale, basics.host, header(req, CHAT_KEY_HEADER)), async () => parseJsonBody(await bodyText(req))));
+    const reply = await withOutbox(runtime.bus, () => sendChat(runtime, askerFrom(row, ip, locale, basics.host, header(CHAT_KEY_HEADER)), async () => parseJsonBody(await bodyText(req))));
     // A member's reply stream ends with their session (logout, password change, blocked); the reply runs on.
     if (!(reply instanceof Response)) return writeReply(res, reply, ref ? runtime.sessions.streams.tieStream(ref, ip, reply.sse) : reply.sse);
     response = reply;
@@ -88,5 +77,5 @@ export async function handleChatSend(req: IncomingMessage, res: ServerResponse, 
     response = errorResponse(err, locale, basics.requestId, runtime.log.error);
   }
   // What the route answers is compressed as the middleware compresses it (the stream never is).
-  return writeResponse(res, compressResponse({ headers: { get: (name: string) => header(req, name) } } as unknown as Request, response));
+  return writeResponse(res, compressResponse({ headers: { get: header } } as unknown as Request, response));
 }

@@ -4,13 +4,11 @@
 // of this member on any instance (through the bus); `id:` on every event lets a reconnect with
 // `Last-Event-ID` replay what it missed; a comment every 15 s keeps proxies from closing it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Runtime } from '../lib/server/runtime';
 import { hubFor, type Delivery } from '../lib/server/messages/live';
 import { pollingInterval } from '../lib/server/messages/settings';
-import { resolveRequestSession, resolveUploadUser } from './upload';
-import { forwardedClientIp } from '../lib/server/proxy';
-import { translateAny, type Locale } from '../lib/i18n';
+import { needLogin, rateLimited, writeEnvelope } from '../lib/server/pipeline/checks';
 import { Code } from '../lib/shared/codes';
+import type { RawCall } from './raw-call';
 import { STREAM_HEARTBEAT } from '../lib/shared/messages';
 import type { CloseReason } from '../lib/server/auth/session-streams';
 
@@ -41,22 +39,8 @@ export function openStreamCount(): number {
   return open.size;
 }
 
-/**
- * The caller's address, as the API rate limit keys it everywhere else (middleware.ts): behind a
- * trusted proxy the entry that proxy added (the right-most), never one the client wrote itself.
- */
-function clientAddress(req: IncomingMessage, runtime: Runtime): string {
-  const forwarded = req.headers['x-forwarded-for'];
-  return forwardedClientIp(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, req.socket.remoteAddress ?? '', runtime.config.proxy ?? runtime.config.trustProxy);
-}
-
 function frame(d: Delivery): string {
   return `id: ${d.id}\nevent: ${d.kind}\ndata: ${JSON.stringify({ ...d.data, count: d.count })}\n\n`;
-}
-
-function refuse(res: ServerResponse, code: number, msg: string, data: unknown): void {
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ code, msg, data, time: Math.floor(Date.now() / 1000) }));
 }
 
 /**
@@ -68,20 +52,16 @@ function endFrame(reason: CloseReason): string {
   return `event: end\ndata: ${JSON.stringify({ reason })}\n\n`;
 }
 
-export async function handleStream(req: IncomingMessage, res: ServerResponse, runtime: Runtime, locale: Locale): Promise<void> {
-  const auth = await resolveRequestSession(req, runtime);
+/** `GET /api/interaction/stream` (src/server/raw-routes.ts). */
+export async function handleStream(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
+  const { runtime, session: auth, address } = call;
   if (!auth.row || !auth.ref) {
-    if (auth.tokenExpired) return refuse(res, Code.tokenExpired, translateAny(locale, 'api.tokenExpired'), null);
-    return refuse(res, Code.login, translateAny(locale, 'api.needLogin'), { type: 'need login' });
+    const refusal = needLogin(call.locale, auth.tokenExpired);
+    return writeEnvelope(res, refusal.status, refusal.body);
   }
-  const address = clientAddress(req, runtime);
   // Opening a stream counts against the API rate limit like any call, so reconnect storms stay bounded.
-  const limited = await runtime.limiter.hit(`api:${address}`, runtime.config.apiRateLimit, 60);
-  if (!limited.allowed) {
-    res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(limited.retryAfter) });
-    res.end(JSON.stringify({ code: Code.error, msg: translateAny(locale, 'api.rateLimited', { seconds: limited.retryAfter }), data: null, time: Math.floor(Date.now() / 1000) }));
-    return;
-  }
+  const limited = await rateLimited(runtime, call.locale, `api:${address}`, runtime.config.apiRateLimit);
+  if (limited) return writeEnvelope(res, limited.status, limited.body, limited.headers);
   const userId = auth.row.id;
   const rawLast = String(req.headers['last-event-id'] ?? new URL(req.url ?? '/', 'http://x').searchParams.get('lastEventId') ?? '');
   const last = /^\d{1,10}$/.test(rawLast) ? Number(rawLast) : null;
@@ -136,8 +116,6 @@ export async function handleStream(req: IncomingMessage, res: ServerResponse, ru
   }
 }
 
-const COUNT_QUERY = /^(?:\?(?:push=(?:0|1|true|false))?)?$/;
-
 /**
  * The badge's poll, `GET /api/interaction/count`, answered here without Astro when it is the
  * common case (a valid token, no or a plain `push` parameter, within the rate limit): the count
@@ -145,16 +123,15 @@ const COUNT_QUERY = /^(?:\?(?:push=(?:0|1|true|false))?)?$/;
  * Astro route answer everything else (login required, expired token, bad input, 429), so every
  * reply is the same as the route's.
  */
-export async function answerCount(req: IncomingMessage, res: ServerResponse, runtime: Runtime, query: string): Promise<boolean> {
-  if (!COUNT_QUERY.test(query)) return false;
-  const auth = await resolveUploadUser(req, runtime);
-  if (!auth.user) return false;
-  const limited = await runtime.limiter.hit(`api:${clientAddress(req, runtime)}`, runtime.config.apiRateLimit, 60);
+export async function answerCount(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<boolean> {
+  const { runtime, session } = call;
+  if (!session.row) return false;
+  const limited = await runtime.limiter.hit(`api:${call.address}`, runtime.config.apiRateLimit, 60);
   if (!limited.allowed) return false;
+  const url = req.url ?? '';
+  const query = url.includes('?') ? url.slice(url.indexOf('?')) : '';
   const push = query === '?push=1' || query === '?push=true';
-  const [count, interval] = await Promise.all([hubFor(runtime.bus, runtime.db).count(auth.user.id), pollingInterval(runtime.site, push)]);
-  const body = JSON.stringify({ code: Code.ok, msg: '', data: { count, pollingInterval: interval }, time: Math.floor(Date.now() / 1000) });
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  const [count, interval] = await Promise.all([hubFor(runtime.bus, runtime.db).count(session.row.id), pollingInterval(runtime.site, push)]);
+  writeEnvelope(res, 200, { code: Code.ok, msg: '', data: { count, pollingInterval: interval } });
   return true;
 }

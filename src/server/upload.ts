@@ -1,66 +1,49 @@
-// Local uploads (`POST /api/ajax/upload`) and the files they produce (`GET /storage/...`), as raw
-// Node handlers: Astro's adapter buffers request bodies, an upload is streamed to disk instead, so
-// memory stays flat whatever the file size.
-import { randomBytes } from 'node:crypto';
-import { createReadStream, constants as fsConstants, type Stats } from 'node:fs';
-import { copyFile, link, mkdir, open, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
+// Local uploads (`POST /api/ajax/upload`, `POST /api/developer/package`) and the files they
+// produce (`GET /storage/...`), as raw Node handlers: Astro's adapter buffers request bodies, an
+// upload is streamed to disk instead, so memory stays flat whatever the file size. The requests
+// are answered here (admission, receiving the body, replies); what is stored, where and how is the
+// local storage driver's (src/lib/server/upload/local.ts), beside the cloud ones.
+import { createReadStream, type Stats } from 'node:fs';
+import { realpath, stat, unlink } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dirname, join, resolve, sep } from 'node:path';
-import { and, asc, eq, notLike, sql } from 'drizzle-orm';
+import { resolve, sep } from 'node:path';
 import type { Runtime } from '../lib/server/runtime';
-import { attachment } from '../lib/server/db/schema';
 import { parseSize } from '../lib/server/site/config';
-import { resolveAccessToken, type Resolved } from '../lib/server/auth/sessions';
-import type { SessionRef } from '../lib/server/auth/session-streams';
-import { fromOwnSite, readCookie, SESSION_COOKIE } from '../lib/server/request-context';
-import { checkUpload, fileSuffix, isTypeAllowed, normalizeMime } from '../lib/server/upload/check';
-import { readImageInfo, type ImageInfo, type ReadAt } from '../lib/server/upload/image-info';
-import { buildSaveName, DEFAULT_SAVE_NAME, randomAlnum } from '../lib/server/upload/save-name';
+import { crossSite, forbiddenOrigin, needLogin, rateLimited, writeEnvelope, type Refusal } from '../lib/server/pipeline/checks';
+import { checkUpload, isTypeAllowed } from '../lib/server/upload/check';
+import { LOCAL_DRIVERS, localFileReply, readLocalSettings, storageRoot, storePackage, storeUpload, tempPathIn, type AttachmentRow } from '../lib/server/upload/local';
 import { isApprovedDeveloper } from '../lib/server/market/developers';
-import { packageFile, packageRoot } from '../lib/server/market/packages';
+import { packageRoot } from '../lib/server/market/packages';
 import { inspectPackage, refusalOf } from '../lib/server/modules/inspect';
-import { hostAllowed } from '../lib/server/seo/sitemap';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
-import { formatDate } from '../lib/shared/date';
 import { replyAfterBody } from './drain';
+import type { RawCall } from './raw-call';
 import { ClientGone, FORM_OVERHEAD, isMultipart, MultipartError, receiveFile, Rejection, type Received, type ReceiveRules } from './multipart';
 
-export interface UploadContext {
+interface UploadContext {
   locale: Locale;
   requestId: string;
   user: { id: number } | null;
-  tokenExpired: boolean;
-  /** The token came from the cookie, not the header: the request must come from our own site. */
-  viaCookie?: boolean;
+}
+
+function uploadContext(call: RawCall): UploadContext {
+  const row = call.session.row;
+  return { locale: call.locale, requestId: call.basics.requestId, user: row ? { id: row.id } : null };
 }
 
 const UPLOADS_PER_MINUTE = 30;
 const PACKAGES_PER_MINUTE = 10;
 /** Used when `market_package_max_size` cannot be read. */
 const DEFAULT_PACKAGE_SIZE = 20 * 1024 * 1024;
-const DRIVERS = new Set(['local']);
 const ALPHA_DASH = /^[A-Za-z0-9_-]+$/;
-
-function fileReader(fh: FileHandle): ReadAt {
-  return async (offset, length) => {
-    const buf = Buffer.alloc(length);
-    const { bytesRead } = await fh.read(buf, 0, length, offset);
-    return buf.subarray(0, bytesRead);
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Replies
 
 function sendJson(res: ServerResponse, status: number, code: number, msg: string, data: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) { res.destroy(); return; }
-  const body = JSON.stringify({ code, msg, data, time: Math.floor(Date.now() / 1000) });
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
-    'content-length': String(Buffer.byteLength(body)), ...headers,
-  });
-  res.end(body);
+  writeEnvelope(res, status, { code, msg, data }, { 'x-content-type-options': 'nosniff', ...headers });
 }
 
 /**
@@ -71,141 +54,11 @@ function sendEarly(req: IncomingMessage, res: ServerResponse, status: number, co
   replyAfterBody(req, (close) => sendJson(res, status, code, msg, data, close ? { ...headers, connection: 'close' } : headers));
 }
 
+const refuse = (req: IncomingMessage, res: ServerResponse, r: Refusal): void => sendEarly(req, res, r.status, r.body.code, r.body.msg, r.body.data, r.headers);
+
 
 // ---------------------------------------------------------------------------------------------
 // The upload itself
-
-interface Settings {
-  maxSize: number;
-  allowedSuffixes: string;
-  allowedMimeTypes: string;
-  saveName: string;
-  mode: string;
-  timeZone: string;
-  cdnUrl: string;
-  paramsError: { code: number; message: string } | null;
-}
-
-async function readSettings(runtime: Runtime): Promise<Settings> {
-  const all = await runtime.site.all();
-  const get = (name: string, fallback = ''): string => all.get(name) ?? fallback;
-  let paramsError: Settings['paramsError'] = null;
-  try {
-    const params = JSON.parse(get('upload_params', '{}') || '{}') as { error?: unknown; message?: unknown } | null;
-    const raw = params && typeof params === 'object' ? params.error : undefined;
-    const code = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-    if (Number.isInteger(code)) paramsError = { code, message: typeof params?.message === 'string' ? params.message : String(params?.message ?? '') };
-  } catch { /* not JSON: no params */ }
-  return {
-    maxSize: parseSize(get('upload_max_size') || '10mb'),
-    allowedSuffixes: get('upload_allowed_suffixes'),
-    allowedMimeTypes: get('upload_allowed_mime_types'),
-    saveName: get('upload_save_name') || DEFAULT_SAVE_NAME,
-    mode: get('upload_mode', 'local') || 'local',
-    timeZone: get('time_zone', 'UTC'),
-    cdnUrl: get('cdn_url').trim().replace(/\/+$/, ''),
-    paramsError,
-  };
-}
-
-/** The folder uploads live in: `<DATA_DIR>/storage`. */
-export function storageRoot(runtime: Runtime): string {
-  return resolve(runtime.config.dataDir, 'storage');
-}
-
-/** The file behind an attachment url (`/storage/...`), or null when it would leave the storage folder. */
-function fileOfUrl(runtime: Runtime, url: string): string | null {
-  const root = storageRoot(runtime);
-  if (!url.startsWith('/storage/') || url.includes('\\') || url.includes('\0')) return null;
-  const segments = url.slice('/storage/'.length).split('/');
-  if (segments.some((s) => s === '' || s.startsWith('.'))) return null;
-  const full = resolve(root, ...segments);
-  return full.startsWith(root + sep) ? full : null;
-}
-
-/**
- * The member behind a call the Node server answers itself (uploads, message streams, chat
- * questions), as the middleware finds it on an API call: header `ba-user-token` (or `bausertoken`),
- * else the cookie; no renewal from the refresh cookie (that is for page loads).
- */
-export async function resolveRequestSession(req: IncomingMessage, runtime: Runtime): Promise<{ row: (Resolved & { state: 'ok' })['row'] | null; ref?: SessionRef; tokenExpired: boolean; viaCookie: boolean }> {
-  const header = String(req.headers['ba-user-token'] ?? req.headers.bausertoken ?? '');
-  const value = header || readCookie(req.headers.cookie, SESSION_COOKIE) || '';
-  if (!value) return { row: null, tokenExpired: false, viaCookie: false };
-  const resolved = await resolveAccessToken(runtime.db, runtime.tokenSecret, value, runtime.sessions);
-  if (resolved.state === 'ok') return { row: resolved.row, ref: resolved.ref, tokenExpired: false, viaCookie: !header };
-  return { row: null, tokenExpired: resolved.state === 'expired', viaCookie: false };
-}
-
-/** The member behind an upload request (resolveRequestSession). */
-export async function resolveUploadUser(req: IncomingMessage, runtime: Runtime): Promise<Pick<UploadContext, 'user' | 'tokenExpired' | 'viaCookie'>> {
-  const { row, tokenExpired, viaCookie } = await resolveRequestSession(req, runtime);
-  return row ? { user: { id: row.id }, tokenExpired: false, viaCookie } : { user: null, tokenExpired };
-}
-
-/**
- * Where a stored file is shown: under the CDN when one is set, else on the public origin as pages
- * name it (SITE_URL; without it the request's Host only when publicOrigin would use it: ALLOWED_HOSTS,
- * SITE_DOMAIN's hosts, loopback), else the path itself. A forged Host never reaches the reply.
- */
-function fullUrl(req: IncomingMessage, config: Runtime['config'], cdnUrl: string, url: string): string {
-  if (cdnUrl) return cdnUrl + url;
-  if (config.siteUrl) return config.siteUrl + url;
-  const host = req.headers.host ?? '';
-  return /^[A-Za-z0-9.\-:[\]]+$/.test(host) && hostAllowed(host, config.allowedHosts, config.siteDomain) ? `//${host}${url}` : url;
-}
-
-/** The name kept in the row: no folders or control characters, at most 120 characters with the suffix. */
-function storedName(original: string, suffix: string): string {
-  const base = original.normalize('NFC').replace(/^.*[\\/]/, '').replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
-  const dot = base.lastIndexOf('.');
-  const stem = dot > 0 ? base.slice(0, dot) : dot === 0 ? '' : base;
-  return `${Array.from(stem).slice(0, Math.min(100, 119 - suffix.length)).join('')}.${suffix}`;
-}
-
-function storedMime(declared: string, image: ImageInfo | null): string {
-  if (image) return image.mime;
-  const mime = normalizeMime(declared);
-  return mime.length <= 100 && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mime) ? mime : 'application/octet-stream';
-}
-
-/** Puts `from` at `to` without ever replacing an existing file; false when `to` exists. */
-async function placeExclusive(from: string, to: string): Promise<boolean> {
-  try {
-    await link(from, to);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EMLINK') throw err;
-    try {
-      await copyFile(from, to, fsConstants.COPYFILE_EXCL);
-    } catch (copyErr) {
-      if ((copyErr as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw copyErr;
-    }
-  }
-  await unlink(from).catch(() => undefined);
-  return true;
-}
-
-/** `/storage/a/b.png` → `/storage/a/b_Xy12Ab3C.png` for a name that is already taken. */
-function withRandomTail(url: string): string {
-  const slash = url.lastIndexOf('/');
-  const dot = url.lastIndexOf('.');
-  const tail = `_${randomAlnum(8)}`;
-  return dot > slash + 1 ? url.slice(0, dot) + tail + url.slice(dot) : url + tail;
-}
-
-type AttachmentRow = typeof attachment.$inferSelect;
-
-function fileReply(row: AttachmentRow, req: IncomingMessage, config: Runtime['config'], cdnUrl: string) {
-  return {
-    id: row.id, topic: row.topic, admin_id: row.adminId, user_id: row.userId, url: row.url,
-    width: row.width, height: row.height, name: row.name, size: row.size, mimetype: row.mimetype,
-    storage: row.storage, sha1: row.sha1, last_upload_time: row.lastUploadTime,
-    suffix: fileSuffix(row.name), full_url: fullUrl(req, config, cdnUrl, row.url),
-  };
-}
 
 type Translate = (key: string, values?: Record<string, string | number>) => string;
 
@@ -213,29 +66,13 @@ type Translate = (key: string, values?: Record<string, string | number>) => stri
  * What every upload passes before its body is read: a member, a request from our own pages when
  * the session came from the cookie, and the per-minute limit. False when it already replied.
  */
-async function admitted(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext, t: Translate, kind: string, perMinute: number): Promise<boolean> {
-  if (!ctx.user) {
-    if (ctx.tokenExpired) sendEarly(req, res, 200, Code.tokenExpired, t('api.tokenExpired'), []);
-    else sendEarly(req, res, 200, Code.login, t('api.needLogin'), { type: 'need login' });
-    return false;
-  }
-  if (ctx.viaCookie && !fromOwnSite(req.headers.origin ?? req.headers.referer, req.headers.host, runtime.config.siteDomain)) {
-    sendEarly(req, res, 403, Code.error, t('api.forbiddenOrigin'), null);
-    return false;
-  }
-  const limit = await runtime.limiter.hit(`${kind}:${ctx.user.id}`, perMinute, 60);
-  if (!limit.allowed) {
-    sendEarly(req, res, 429, Code.error, t('api.rateLimited', { seconds: limit.retryAfter }), null, { 'retry-after': String(limit.retryAfter) });
-    return false;
-  }
+async function admitted(req: IncomingMessage, res: ServerResponse, call: RawCall, kind: string, perMinute: number): Promise<boolean> {
+  const { row, tokenExpired, viaCookie } = call.session;
+  if (!row) { refuse(req, res, needLogin(call.locale, tokenExpired, [])); return false; }
+  if (crossSite(call.header, 'POST', viaCookie, call.runtime.config.siteDomain, false)) { refuse(req, res, forbiddenOrigin(call.locale)); return false; }
+  const limited = await rateLimited(call.runtime, call.locale, `${kind}:${row.id}`, perMinute);
+  if (limited) { refuse(req, res, limited); return false; }
   return true;
-}
-
-/** A fresh temporary path in `<root>/.tmp`, on the same file system as the file's final place. */
-async function tempPathIn(root: string): Promise<string> {
-  const tmpDir = join(root, '.tmp');
-  await mkdir(tmpDir, { recursive: true });
-  return join(tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
 }
 
 /** `receiveFile()` that answers the refusals itself: null when it replied (or nobody is left to reply to). */
@@ -254,18 +91,20 @@ async function receiveOrReply(req: IncomingMessage, res: ServerResponse, tmpPath
  * `POST /api/ajax/upload?driver=local&topic=…` with a multipart body whose `file` part is the
  * upload. Replies with the `{code, msg, data, time}` envelope; never buffers the file in memory.
  */
-export async function handleUpload(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext): Promise<void> {
+export async function handleUpload(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
+  const { runtime } = call;
+  const ctx = uploadContext(call);
   const t: Translate = (key, values) => translateAny(ctx.locale, key, values);
   const fail = (key: string, values?: Record<string, string | number>): void => sendEarly(req, res, 200, Code.error, t(key, values), null);
   let tmpPath: string | null = null;
   try {
-    if (!(await admitted(req, res, runtime, ctx, t, 'upload', UPLOADS_PER_MINUTE)) || !ctx.user) return;
+    if (!(await admitted(req, res, call, 'upload', UPLOADS_PER_MINUTE)) || !ctx.user) return;
 
-    const settings = await readSettings(runtime);
+    const settings = await readLocalSettings(runtime);
     if (settings.paramsError) return sendEarly(req, res, 200, settings.paramsError.code, settings.paramsError.message, null);
     const query = new URL(req.url ?? '/', 'http://x').searchParams;
     const driver = query.get('driver') || settings.mode;
-    if (!DRIVERS.has(driver)) return fail('upload.driverNotSupported', { driver: Array.from(driver).slice(0, 30).join('') });
+    if (!LOCAL_DRIVERS.has(driver)) return fail('upload.driverNotSupported', { driver: Array.from(driver).slice(0, 30).join('') });
     const topic = query.get('topic') || 'default';
     if (!ALPHA_DASH.test(topic) || topic.length > 20) return fail('upload.topicInvalid');
 
@@ -283,54 +122,8 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ru
     const problem = checkUpload({ name: received.name, size: received.size, mimetype: received.mimetype }, settings);
     if (problem) return fail(problem);
 
-    const fh = await open(received.tmpPath, 'r');
-    let image: ImageInfo | null;
-    try { image = await readImageInfo(fileReader(fh)); } finally { await fh.close(); }
-
-    const now = Math.floor(Date.now() / 1000);
-    const suffix = fileSuffix(received.name);
-    // The same content again from the same member is the same attachment. Another member's copy
-    // stays theirs: an attachment row says who uploaded it (the market checks module images by it).
-    const [existing] = await runtime.db.select().from(attachment)
-      .where(and(eq(attachment.sha1, received.sha1), eq(attachment.topic, topic), eq(attachment.storage, driver), eq(attachment.userId, ctx.user.id)))
-      .orderBy(asc(attachment.id)).limit(1);
-    if (existing) {
-      const existingFile = fileOfUrl(runtime, existing.url);
-      const present = existingFile ? await stat(existingFile).then((s) => s.isFile(), () => false) : false;
-      if (present) {
-        const [bumped] = await runtime.db.update(attachment)
-          .set({ quote: sql`${attachment.quote} + 1`, lastUploadTime: now })
-          .where(eq(attachment.id, existing.id)).returning();
-        return sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(bumped ?? existing, req, runtime.config, settings.cdnUrl) });
-      }
-      // The row outlived its file: forget it and store the upload afresh.
-      await runtime.db.delete(attachment).where(eq(attachment.id, existing.id));
-    }
-
-    let url = buildSaveName(settings.saveName, { topic, originalName: received.name, sha1: received.sha1, now: new Date(now * 1000), timeZone: settings.timeZone });
-    let placed: string | null = null;
-    for (let attempt = 0; attempt < 5 && !placed; attempt++) {
-      const target = fileOfUrl(runtime, url);
-      if (!target) throw new Error(`upload: save name outside storage: ${url}`);
-      await mkdir(dirname(target), { recursive: true });
-      if (await placeExclusive(received.tmpPath, target)) placed = target;
-      else url = withRandomTail(url);
-    }
-    if (!placed) throw new Error('upload: could not find a free save name');
-    tmpPath = null;
-
-    let row: AttachmentRow | undefined;
-    try {
-      [row] = await runtime.db.insert(attachment).values({
-        topic, adminId: 0, userId: ctx.user.id, url, width: image?.width ?? 0, height: image?.height ?? 0,
-        name: storedName(received.name, suffix), size: received.size, mimetype: storedMime(received.mimetype, image),
-        quote: 1, storage: driver, sha1: received.sha1, createTime: now, lastUploadTime: now,
-      }).returning();
-    } catch (err) {
-      await unlink(placed).catch(() => undefined);
-      throw err;
-    }
-    sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(row!, req, runtime.config, settings.cdnUrl) });
+    const row = await storeUpload(runtime, { userId: ctx.user.id, topic, driver, file: received, settings });
+    sendJson(res, 200, Code.ok, t('upload.success'), { file: localFileReply(row, req.headers.host ?? '', runtime.config, settings.cdnUrl) });
   } catch (err) {
     runtime.log.error('upload failed', { requestId: ctx.requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
     if (res.headersSent) res.destroy();
@@ -353,13 +146,15 @@ function sizeLabel(bytes: number): string {
  * `market_package_max_size`, streamed to `<DATA_DIR>/packages/<yyyymm>/<sha1>.zip` and recorded as
  * a private attachment. Only `/api/modules/download` ever reads it back, after checking who asks.
  */
-export async function handlePackageUpload(req: IncomingMessage, res: ServerResponse, runtime: Runtime, ctx: UploadContext): Promise<void> {
+export async function handlePackageUpload(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
+  const { runtime } = call;
+  const ctx = uploadContext(call);
   const t: Translate = (key, values) => translateAny(ctx.locale, key, values);
   let limitText = '';
   const fail = (key: string): void => sendEarly(req, res, 200, Code.error, t(key, { limit: limitText }), null);
   let tmpPath: string | null = null;
   try {
-    if (!(await admitted(req, res, runtime, ctx, t, 'package', PACKAGES_PER_MINUTE)) || !ctx.user) return;
+    if (!(await admitted(req, res, call, 'package', PACKAGES_PER_MINUTE)) || !ctx.user) return;
     const userId = ctx.user.id;
     if (!(await isApprovedDeveloper(runtime.db, userId))) return sendEarly(req, res, 200, Code.noPermission, t('devstudio.notDeveloper'), null);
     const maxSize = parseSize(await runtime.site.get('market_package_max_size', '20mb')) || DEFAULT_PACKAGE_SIZE;
@@ -381,38 +176,8 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
     const inspected = await inspectPackage(received.tmpPath);
     if (!inspected.ok) { const refusal = refusalOf(inspected.problems, ctx.locale); return sendEarly(req, res, 200, Code.error, refusal.msg, refusal.data); }
 
-    const now = Math.floor(Date.now() / 1000);
-    const relative = `${formatDate(new Date(now * 1000), 'yyyymm', await runtime.site.get('time_zone', 'UTC'))}/${received.sha1}.zip`;
-    const reply = (row: AttachmentRow): void => sendJson(res, 200, Code.ok, t('devstudio.package.uploaded'), { file: { id: row.id, name: row.name, size: row.size, sha1: row.sha1 } });
-    const [existing] = await runtime.db.select().from(attachment).where(and(
-      eq(attachment.sha1, received.sha1), eq(attachment.topic, 'package'), eq(attachment.storage, 'private'), eq(attachment.userId, userId),
-      // A package stored in the cloud (`/private/<id>/…`) is not this folder's file.
-      notLike(attachment.url, '/%'),
-    )).orderBy(asc(attachment.id)).limit(1);
-    const existingFile = existing ? packageFile(runtime, existing.url) : null;
-    if (existing && existingFile && (await stat(existingFile).then((s) => s.isFile(), () => false))) {
-      const [bumped] = await runtime.db.update(attachment).set({ quote: sql`${attachment.quote} + 1`, lastUploadTime: now })
-        .where(eq(attachment.id, existing.id)).returning();
-      return reply(bumped ?? existing);
-    }
-    if (existing) await runtime.db.delete(attachment).where(eq(attachment.id, existing.id));
-
-    const target = packageFile(runtime, relative);
-    if (!target) throw new Error(`package: path outside the package root: ${relative}`);
-    await mkdir(dirname(target), { recursive: true });
-    // The name is the content's hash: a file already there is this very package (another developer's copy, say).
-    const placed = await placeExclusive(received.tmpPath, target);
-    let row: AttachmentRow | undefined;
-    try {
-      [row] = await runtime.db.insert(attachment).values({
-        topic: 'package', adminId: 0, userId, url: relative, width: 0, height: 0, name: storedName(received.name, 'zip'),
-        size: received.size, mimetype: 'application/zip', quote: 1, storage: 'private', sha1: received.sha1, createTime: now, lastUploadTime: now,
-      }).returning();
-    } catch (err) {
-      if (placed) await unlink(target).catch(() => undefined);
-      throw err;
-    }
-    reply(row!);
+    const row: AttachmentRow = await storePackage(runtime, userId, received);
+    sendJson(res, 200, Code.ok, t('devstudio.package.uploaded'), { file: { id: row.id, name: row.name, size: row.size, sha1: row.sha1 } });
   } catch (err) {
     runtime.log.error('package upload failed', { requestId: ctx.requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
     if (res.headersSent) res.destroy();

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ACCESS_METHODS, type AccessMethod, type MethodAccess, type RouteAccess } from '../../src/lib/shared/access';
-import { RAW_ROUTE_ACCESS } from '../../src/server/raw-access';
+import { RAW_ROUTES, type RawRoute } from '../../src/server/raw-routes';
 import { ROOT } from './paths';
 import { request as httpRequest } from 'node:http';
 import { collectResponse, postJson, raw, type RawResponse } from './server';
@@ -30,25 +30,39 @@ export function urlOf(key: string): string {
   return key.replace(/\/index$/, '');
 }
 
-/** The route files, then the routes the Node server answers itself (src/server/raw-access.ts). */
+/**
+ * The route files, then the routes the Node server answers itself without a route file
+ * (src/server/raw-routes.ts: those with one take the file's declaration, the very object).
+ */
 export async function loadRoutes(): Promise<ApiRoute[]> {
   const files = await Promise.all(routeFiles().map(async (file) => {
     const key = `/${relative(join(ROOT, 'src/pages'), file).replace(/\.ts$/, '').split('\\').join('/')}`;
     const mod = (await import(pathToFileURL(file).href)) as { access?: RouteAccess };
     return { key, url: urlOf(key), file, access: mod.access };
   }));
-  const rawRoutes = Object.entries(RAW_ROUTE_ACCESS).map(([key, access]) => ({ key, url: key, file: join(ROOT, 'src/server/raw-access.ts'), access }));
+  const rawRoutes = [...RAW_ROUTES].filter(([path]) => !files.some((f) => f.url === path))
+    .map(([key, route]) => ({ key, url: key, file: join(ROOT, 'src/server/raw-routes.ts'), access: route.access }));
   return [...files, ...rawRoutes];
 }
 
-/** `/api/...` paths the Node server (src/server/*.ts) answers before Astro. */
-export function rawApiPaths(): string[] {
-  const dir = join(ROOT, 'src/server');
-  const found = new Set<string>();
+/**
+ * Problems with the raw routes' declarations: an `/api/...` path named in src/server/*.ts that is
+ * not in the table (a branch that would answer it past the checks), a route without a declaration
+ * for its method, a route with a route file whose declaration is a copy rather than the file's own.
+ */
+export async function rawRouteProblems(files: readonly ApiRoute[], dir = join(ROOT, 'src/server'), table: ReadonlyMap<string, RawRoute> = RAW_ROUTES): Promise<string[]> {
+  const problems: string[] = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
-    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/(?:pathname ===|_PATH =) '(\/api\/[^']+)'/g)) found.add(m[1]!);
+    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/'(\/api\/[^'/]+\/[^']*)'/g)) {
+      if (!table.has(m[1]!)) problems.push(`${m[1]}: named in src/server/${f}, not declared in src/server/raw-routes.ts`);
+    }
   }
-  return [...found].sort();
+  for (const [path, route] of table) {
+    if (!route.access?.[route.method]) problems.push(`${path}: no declaration for ${route.method} in src/server/raw-routes.ts`);
+    const file = files.find((r) => r.url === path && r.file.startsWith(API_DIR));
+    if (file && file.access !== route.access) problems.push(`${path}: src/server/raw-routes.ts declares it again instead of taking ${relative(ROOT, file.file)}'s \`access\``);
+  }
+  return problems;
 }
 
 export function methodsOf(access: RouteAccess): [AccessMethod, MethodAccess][] {

@@ -197,7 +197,7 @@ export const SAMPLES: Samples = {
   '/api/user/logout': { POST: b({}) },
   '/api/user/resetPassword': { POST: b({ token: 'not-a-reset-token', password: 'another-pass1' }) },
 
-  // Answered by the Node server itself (src/server/raw-access.ts).
+  // Answered by the Node server itself (src/server/raw-routes.ts).
   '/api/ajax/upload': { POST: (_fx, a) => ({ query: { driver: 'local', topic: 'matrix' }, file: { field: 'file', name: `${a}.png`, type: 'image/png', data: png(2, 2, ACTOR_SEQ[a]) } }) },
   '/api/developer/package': {
     POST: (_fx, a) => ({ file: { field: 'file', name: `pkg-${a}.zip`, type: 'application/zip', data: modulePackage(`pkg-${a}`) } }),

@@ -2,7 +2,7 @@ import type { APIContext, APIRoute } from 'astro';
 import { z } from 'zod';
 import { Code, type Envelope } from '../shared/codes';
 import { lookup, translateAny, translator, type AnyKey, type Locale } from '../i18n';
-import { clientIp } from './request-context';
+import { clientAddress } from './request-context';
 import { forwardedProto } from './proxy';
 import { findControlChars } from '../shared/validation/common';
 import type { RateLimiter } from './rate-limit';
@@ -31,10 +31,14 @@ export class AppError extends Error {
   }
 }
 
+/** The envelope's JSON text, `time` stamped now: every `{code, msg, data, time}` reply is written from it. */
+export function envelopeText(body: Omit<Envelope<unknown>, 'time'>): string {
+  return JSON.stringify({ code: body.code, msg: body.msg, data: body.data, time: Math.floor(Date.now() / 1000) });
+}
+
 /** `{code, msg, data, time}` as a JSON response. */
 export function envelope<T>(body: Omit<Envelope<T>, 'time'>, status = 200, headers: Record<string, string> = {}): Response {
-  const payload: Envelope<T> = { ...body, time: Math.floor(Date.now() / 1000) };
-  return new Response(JSON.stringify(payload), {
+  return new Response(envelopeText(body), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
   });
@@ -191,7 +195,7 @@ export function api(handler: (ctx: APIContext) => Promise<Response>): APIRoute {
 /** The caller's address (behind trusted proxies, the one they saw: see proxy.ts). */
 export function requestIp(ctx: APIContext): string {
   const { config } = ctx.locals.runtime;
-  return clientIp(ctx.request, ctx.clientAddress, config.proxy ?? config.trustProxy);
+  return clientAddress((name) => ctx.request.headers.get(name), ctx.clientAddress, config);
 }
 
 /**

@@ -117,10 +117,11 @@ export function requestBasics(headers: { cookie?: string | null; acceptLanguage?
 
 /**
  * The client address; behind trusted proxies the entry of X-Forwarded-For the nearest of them added
- * (counted from the right: whatever the client put on the left is its own claim).
+ * (counted from the right: whatever the client put on the left is its own claim). `header` reads
+ * one request header (web `Headers.get`, or the Node server's reader), `peer` is the socket's address.
  */
-export function clientIp(request: Request, address: string, trustProxy: boolean | ProxyTrust | null | undefined): string {
-  return forwardedClientIp(request.headers.get('x-forwarded-for'), address, trustProxy ?? null);
+export function clientAddress(header: (name: string) => string | null | undefined, peer: string, config: { proxy?: ProxyTrust | null; trustProxy?: boolean }): string {
+  return forwardedClientIp(header('x-forwarded-for'), peer, config.proxy ?? config.trustProxy ?? null);
 }
 
 /**

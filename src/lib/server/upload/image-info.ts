@@ -1,5 +1,5 @@
 // Image dimensions from the first bytes (png, jpeg, gif, webp, bmp), read by image-size: shared by
-// local uploads (src/server/upload.ts) and the cloud modes' image probe (cloud-api.ts).
+// local uploads (local.ts) and the cloud modes' image probe (cloud-api.ts).
 import { imageSize } from 'image-size';
 
 export interface ImageInfo { mime: string; width: number; height: number }

@@ -5,8 +5,9 @@ import { routeAccess, OWNER } from '../../../lib/shared/access';
 
 /**
  * Asks a question: answers the AI SDK UI message stream (text/event-stream). The Node server
- * answers this call itself (src/server/chat-send.ts, the same steps without Astro's request and
- * middleware); this route serves `astro dev` and tells which methods the path takes.
+ * answers this call itself, without Astro's request and middleware: src/server/chat-send.ts
+ * handleChatSend, the same steps, listed in src/server/raw-routes.ts with this file's `access`.
+ * This route serves `astro dev` and tells which methods the path takes.
  */
 export const POST = api(async (ctx) => {
   const reply = await sendChat(ctx.locals.runtime, askerOf(ctx), () => readRaw(ctx));
