@@ -12,6 +12,7 @@ import { readConfig } from '../../src/lib/server/env';
 import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const PASSWORD = 'secret123';
 const DOCS = 'https://docs.example.com';
@@ -20,7 +21,7 @@ let srv: TestServer;
 let dataDir: string;
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(scaled(180_000));
   mkdirSync(TMP, { recursive: true });
   dataDir = mkdtempSync(join(TMP, 'e2e-rules-'));
   if (existsSync(join(TEMPLATE_DIR, 'db'))) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
@@ -51,7 +52,7 @@ interface Rule { id: number; pid: number; name: string; type: string }
 const rulesOf = async (page: Page): Promise<Rule[]> => (await (await page.request.get(`${srv.url}/api/admin/rules`)).json()).data.list;
 
 test('an administrator adds a link menu and an iframe menu in the console; a member sees both', async ({ browser }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   const bossPage = await (await browser.newContext()).newPage();
   await logIn(bossPage, 'boss', 'en');
   await bossPage.goto(`${srv.url}/admin/groups`);
@@ -72,7 +73,7 @@ test('an administrator adds a link menu and an iframe menu in the console; a mem
     await form.locator('select[name=menu_type]').selectOption(menu.type);
     await form.getByLabel(admin['admin.rules.url'], { exact: true }).fill(menu.url);
     await form.getByRole('button', { name: admin['admin.rules.createSubmit'] }).click();
-    await expect(bossPage.getByText(admin['admin.rules.created'])).toBeVisible({ timeout: 30_000 });
+    await expect(bossPage.getByText(admin['admin.rules.created'])).toBeVisible({ timeout: scaled(30_000) });
     await expect(bossPage.locator('.admin-rule-title', { hasText: menu.en })).toBeVisible();
   }
 
@@ -91,7 +92,7 @@ test('an administrator adds a link menu and an iframe menu in the console; a mem
 });
 
 test('siblings reordered with the keyboard: Move down keeps the focus and the order holds after a reload', async ({ browser }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(scaled(90_000));
   const page = await (await browser.newContext()).newPage();
   await logIn(page, 'boss', 'en');
   await page.goto(`${srv.url}/admin/groups`);
@@ -120,7 +121,7 @@ test('siblings reordered with the keyboard: Move down keeps the focus and the or
 });
 
 test('a route rule with an internal redirect is followed in-app, one with an external redirect by a full load', async ({ browser }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(scaled(90_000));
   const bossPage = await (await browser.newContext()).newPage();
   await logIn(bossPage, 'boss', 'en');
   // The internal one through the console's form, the external one through its API.
@@ -134,7 +135,7 @@ test('a route rule with an internal redirect is followed in-app, one with an ext
   await form.getByLabel(admin['admin.rules.redirect'], { exact: true }).fill('/ask');
   await form.getByLabel(admin['admin.rules.noLogin'], { exact: true }).check();
   await form.getByRole('button', { name: admin['admin.rules.createSubmit'] }).click();
-  await expect(bossPage.getByText(admin['admin.rules.created'])).toBeVisible({ timeout: 30_000 });
+  await expect(bossPage.getByText(admin['admin.rules.created'])).toBeVisible({ timeout: scaled(30_000) });
   const external = await bossPage.request.post(`${srv.url}/api/admin/ruleCreate`, {
     headers: { origin: srv.url },
     data: { type: 'route', name: 'old-site', title: '旧站', path: '/old-site', redirect: 'https://elsewhere.example.net/welcome', no_login_valid: 1 },
@@ -167,7 +168,7 @@ test('a route rule with an internal redirect is followed in-app, one with an ext
 });
 
 test('badges are never split over two lines at 390 px (console tables, the rule editor, the member center)', async ({ browser }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(scaled(90_000));
   const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
   await logIn(page, 'boss', 'en');
   for (const path of ['/admin/members', '/admin/groups', '/user/ask/myReports']) {

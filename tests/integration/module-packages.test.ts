@@ -21,6 +21,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { modulePackage } from '../helpers/module-package';
 import { postJson, raw } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 type Lang = 'en' | 'zh-cn';
@@ -61,7 +62,7 @@ beforeAll(async () => {
   rt = srv.runtime;
   await member('dev', { developer: true });
   await member('reviewer', { groupId: ADMIN_GROUP });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });
 

@@ -13,6 +13,7 @@ import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { RAW_ROUTES } from '../../src/server/raw-routes';
 import { access as countAccess } from '../../src/pages/api/interaction/count';
 import type { RouteAccess } from '../../src/lib/shared/access';
+import { scaled } from '../helpers/time-scale.mjs';
 
 let srv: InProcessServer;
 const tokens: Record<string, string> = {};
@@ -23,7 +24,7 @@ beforeAll(async () => {
     await createUser(srv.runtime.db, { username: name, password: 'secret-pass1', groupId });
     tokens[name] = (await loginAs(srv.url, srv.runtime, name, 'secret-pass1')).token;
   }
-}, 120_000);
+}, scaled(120_000));
 afterAll(async () => { await srv?.stop(); });
 
 const headers = (who?: string): Record<string, string> => ({ 'think-lang': 'en', ...(who ? { 'ba-user-token': tokens[who]! } : {}) });

@@ -16,6 +16,7 @@ import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP, MEMBER_GROUP, seedDefaults } from '../../src/lib/server/site/seed';
 import { userGroup, userRule } from '../../src/lib/server/db/schema';
+import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T & { fields?: Record<string, string> } };
 const PASSWORD = 'secret123';
@@ -81,7 +82,7 @@ describe('rules and menus edited (PGlite)', () => {
     srv = await startServer({ dataDir });
     call = api(srv.url);
     [boss, alice] = await Promise.all([login(srv.url, 'boss'), login(srv.url, 'alice')]);
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await srv?.stop();
@@ -211,7 +212,7 @@ describe('rules and menus edited (PGlite)', () => {
       call = api(srv.url);
     }
     expect((await index('en')).find((m) => m.name === 'ask')!.children.find((c) => c.name === 'account/balance')).toBeUndefined();
-  }, 90_000);
+  }, scaled(90_000));
 
   it('the route rule lookup answers the redirect of a rule of the caller\'s tree, and Page not found otherwise', async () => {
     for (const [name, redirect] of [['old-forum', '/ask'], ['old-site', 'https://www.example.com/']] as const) {
@@ -252,6 +253,13 @@ describe('rules and menus edited (PGlite)', () => {
     expect(books.data.total).toBe(books.data.list.length);
     const rules = await call.get<Page>('/api/admin/rules?select=true&quickSearch=account/balance', boss, 'en');
     expect(rules.data.list.map((r) => r.label)).toEqual(expect.arrayContaining(['Wallet (account/balance)']));
+    // The forum's categories, for anyone (they are public), titled in the reply's language.
+    const categories = await call.get<Page>('/api/ask/index?select=true&quickSearch=问答', null, 'zh-cn');
+    expect(categories.code, categories.msg).toBe(1);
+    expect(categories.data.list.map((c) => c.label)).toEqual(['问答']);
+    const enCategories = await call.get<Page>('/api/ask/index?select=true&limit=1', null, 'en');
+    expect(enCategories.data.list).toHaveLength(1);
+    expect(enCategories.data.total).toBeGreaterThan(1);
     // Without select the list keeps its own shape.
     expect(((await call.get<{ list: { username: string }[] }>('/api/admin/members?q=alice', boss)).data.list[0]!).username).toBe('alice');
     expect((await call.get('/api/admin/members?select=true&quickSearch=a', alice)).code).toBe(401);
@@ -271,7 +279,7 @@ describe('rules and menus edited (PGlite)', () => {
     const system = await cli('rule:remove', 'account/overview');
     expect(system.status).toBe(1);
     expect(system.stderr).toContain('system rule');
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 const pgEnabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
@@ -288,7 +296,7 @@ describe.skipIf(!pgEnabled)('rules on two instances (PostgreSQL + Redis)', () =>
     const env = { DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: `${PG_PREFIX}-rules-${Date.now()}:` };
     a = await startServer({ dataDir, env });
     b = await startServer({ dataDir, env });
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await a?.stop();
@@ -311,5 +319,5 @@ describe.skipIf(!pgEnabled)('rules on two instances (PostgreSQL + Redis)', () =>
       if (!seen) await new Promise((r) => setTimeout(r, 50));
     }
     expect(seen).toBe(true);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -1,5 +1,5 @@
-// Select search (spec §7) for the lists the console's pickers read: members, groups, books, modules
-// and rules. `GET <list URL>?select=true&quickSearch=…&page=&limit=` answers `{list, total}` of
+// Select search (spec §7) for the lists the console's pickers read: members, groups, books, modules,
+// rules and the forum's categories. `GET <list URL>?select=true&quickSearch=…&page=&limit=` answers `{list, total}` of
 // `{id, label}`, the label in the reply's language; the list route's own permission check runs first.
 import { asc, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { APIContext } from 'astro';
@@ -11,6 +11,7 @@ import type { Locale } from '../../i18n';
 import { groupTitle, listGroups } from './groups';
 import { SITE_MODULES, installedModules } from '../modules/installs';
 import { titleOf } from '../site/rules';
+import { listCategories } from '../ask/categories';
 
 export interface SelectItem { id: number | string; label: string }
 export interface SelectPage { list: SelectItem[]; total: number }
@@ -66,4 +67,9 @@ export async function selectModules(db: Db, q: Query): Promise<SelectPage> {
 export async function selectRules(db: Db, locale: Locale, q: Query): Promise<SelectPage> {
   const rows = await db.select().from(userRule).orderBy(sql`${userRule.weigh} desc`, asc(userRule.id));
   return page(rows.map((r) => ({ id: r.id, label: `${titleOf(r, locale)} (${r.name})`, name: r.name })).filter((r) => matches(q, r.label)).map(({ id, label }) => ({ id, label })), q);
+}
+
+/** The forum's categories by title (in the reply's language) or slug; the label is the title. */
+export async function selectCategories(db: Db, locale: Locale, q: Query): Promise<SelectPage> {
+  return page((await listCategories(db, locale)).filter((c) => matches(q, c.title, c.slug, c.id)).map((c) => ({ id: c.id, label: c.title })), q);
 }
