@@ -19,6 +19,7 @@ import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { scaled } from '../helpers/time-scale.mjs';
+import { runCommand } from '../../src/server/cli';
 
 type Fields = Record<string, string>;
 type Env = { code: number; msg: string; data: (Record<string, unknown> & { fields?: Fields }) | null };
@@ -336,55 +337,56 @@ describe('the operator CLI', () => {
     const config = readConfig({ ATRIUM_ROOT: ROOT, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEPLOY_POLL_SECONDS: '0' });
     const env: Record<string, string> = { ...(process.env as Record<string, string>), ATRIUM_ROOT: ROOT, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
     delete env.DATABASE_URL;
-    const atrium = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), ...args], { env, encoding: 'utf8' });
+    // The commands run in process on the test's runtime, through the CLI's own runner (parsing, exit
+    // codes, audit rows): ten CLI processes each opening the database took minutes on a busy machine.
+    // The built binary is started once below.
+    const cli = await createRuntime(config);
+    const atrium = async (...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> => {
+      let stdout = '';
+      let stderr = '';
+      const status = await runCommand(args, cli, { out: (t) => { stdout += t; }, err: (t) => { stderr += t; }, cwd: process.cwd() });
+      return { status, stdout, stderr };
+    };
     try {
-      // PGlite allows one process per data directory: set up, close, then let the CLI in.
-      let cli = await createRuntime(config);
       const dev = await createUser(cli.db, { username: 'clidev', password: 'market123' });
       await applyDeveloper(cli.db, dev.id, DeveloperApplyInput.parse(application({ id_number: idNumber('44030419850101002'), province: '44', city: '4403' })));
       const t = Math.floor(Date.now() / 1000);
       const [m] = await cli.db.insert(module).values({ uid: 'cli-module', developerId: dev.id, name: 'CLI module', category: 'tools', status: 'review', createTime: t, updateTime: t }).returning();
       await cli.db.insert(moduleVersion).values([{ moduleId: m!.id, version: '1.0.0', createTime: t }]);
-      await cli.close();
 
-      const list = atrium('developer:list');
+      const list = await atrium('developer:list');
       expect(list.status, list.stderr).toBe(0);
       expect(list.stdout).toContain('clidev');
       expect(list.stdout).toContain(idNumber('44030419850101002'));
       expect(list.stdout).toContain('广东省 深圳市');
-      expect(atrium('developer:list', 'nonsense').status).toBe(2);
-      const noReason = atrium('developer:review', 'clidev', 'reject');
+      expect((await atrium('developer:list', 'nonsense')).status).toBe(2);
+      const noReason = await atrium('developer:review', 'clidev', 'reject');
       expect(noReason.status).toBe(2);
       expect(noReason.stderr).toMatch(/reason/);
-      expect(atrium('developer:review', 'nobody', 'approve').status).toBe(1);
-      const approved = atrium('developer:review', 'clidev', 'approve');
+      expect((await atrium('developer:review', 'nobody', 'approve')).status).toBe(1);
+      const approved = await atrium('developer:review', 'clidev', 'approve');
       expect(approved.status, approved.stderr).toBe(0);
       expect(approved.stdout).toContain('clidev: developer application approved.');
-      const again = atrium('developer:review', 'clidev', 'approve');
+      const again = await atrium('developer:review', 'clidev', 'approve');
       expect(again.status).toBe(1);
       expect(again.stderr).toContain('Nothing here is waiting for a decision');
-      const mod = atrium('module:review', 'cli-module', 'approve');
+      const mod = await atrium('module:review', 'cli-module', 'approve');
       expect(mod.status, mod.stderr).toBe(0);
 
-      cli = await createRuntime(config);
       await cli.db.insert(moduleVersion).values([{ moduleId: m!.id, version: '1.1.0', createTime: t }]);
-      await cli.close();
-      const ver = atrium('version:review', 'cli-module', '1.1.0', 'reject', 'Missing', 'changelog');
+      const ver = await atrium('version:review', 'cli-module', '1.1.0', 'reject', 'Missing', 'changelog');
       expect(ver.status, ver.stderr).toBe(0);
-      expect(atrium('version:review', 'cli-module', '9.9.9', 'approve').status).toBe(1);
-      expect(atrium('help').stdout).toContain('developer:review <account> approve|reject [reason]');
+      expect((await atrium('version:review', 'cli-module', '9.9.9', 'approve')).status).toBe(1);
+      // The built CLI answers its help without opening the database.
+      expect(spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), 'help'], { env, encoding: 'utf8' }).stdout).toContain('developer:review <account> approve|reject [reason]');
 
-      cli = await createRuntime(config);
-      try {
-        expect(await developerOf(cli.db, dev.id)).toMatchObject({ status: 'approved', reviewerId: 0 });
-        expect((await cli.db.select().from(messages).where(eq(messages.recipientId, dev.id))).map((n) => n.title))
-          .toEqual(expect.arrayContaining(['developer.notice.approved', 'developer.notice.moduleApproved', 'developer.notice.versionRejected']));
-        expect((await cli.db.select().from(module).where(eq(module.id, m!.id)))[0]).toMatchObject({ status: 'published', latestVersion: '1.0.0' });
-        expect((await cli.db.select().from(moduleVersion).where(eq(moduleVersion.version, '1.1.0')))[0]).toMatchObject({ status: 'rejected', reviewReason: 'Missing changelog' });
-      } finally {
-        await cli.close();
-      }
+      expect(await developerOf(cli.db, dev.id)).toMatchObject({ status: 'approved', reviewerId: 0 });
+      expect((await cli.db.select().from(messages).where(eq(messages.recipientId, dev.id))).map((n) => n.title))
+        .toEqual(expect.arrayContaining(['developer.notice.approved', 'developer.notice.moduleApproved', 'developer.notice.versionRejected']));
+      expect((await cli.db.select().from(module).where(eq(module.id, m!.id)))[0]).toMatchObject({ status: 'published', latestVersion: '1.0.0' });
+      expect((await cli.db.select().from(moduleVersion).where(eq(moduleVersion.version, '1.1.0')))[0]).toMatchObject({ status: 'rejected', reviewReason: 'Missing changelog' });
     } finally {
+      await cli.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, scaled(90_000));
