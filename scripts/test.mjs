@@ -6,11 +6,14 @@
 //   prepare (build when stale, template databases) → end-to-end tests
 //                                                 → integration tests
 //   lint → typecheck → unit tests
-// Much of a test's time is spent waiting (on a browser, a server starting, a socket), so the lanes
-// fill each other's idle CPU: on a 2-core machine the whole run takes about the end-to-end layer's
-// time instead of the sum. TEST_SERIAL=1 runs the steps one after another instead.
+// Much of a test's time is spent waiting (on a browser, a server starting, a socket), so on a machine
+// with spare cores the lanes fill each other's idle CPU. On 2 cores they do not: measured on a fresh
+// clone, the integration layer beside the end-to-end one had finished 25 of 66 files after 28 minutes
+// (alone it takes about 8), so below 4 cores the steps run one after another. TEST_SERIAL=1 or 0
+// forces either.
 // Timeouts grow with fewer cores (tests/helpers/time-scale.mjs), so a busy machine is slow, not red.
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +23,7 @@ const tmp = join(root, 'tests', '.tmp');
 const mode = process.argv[2] ?? 'all';
 /** Test files (or name filters) handed to the one layer asked for. */
 const only = mode === 'all' || mode === 'static' ? [] : process.argv.slice(3);
-const serial = process.env.TEST_SERIAL === '1';
+const serial = process.env.TEST_SERIAL ? process.env.TEST_SERIAL === '1' : availableParallelism() < 4;
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failed = [];
@@ -144,23 +147,24 @@ const wantUnit = mode === 'all' || mode === 'unit';
 const wantIntegration = mode === 'all' || mode === 'integration';
 const wantE2e = mode === 'all' || mode === 'e2e';
 
+// One step after another (below 4 cores): the quick checks first, then integration, then end to end.
 await lanes(
-  async () => {
-    if (!wantIntegration && !wantE2e) return;
-    if (wantIntegration && !process.env.TEST_DATABASE_URL) console.log('[test] TEST_DATABASE_URL is not set: the PostgreSQL and Redis tests are skipped (.ci/run sets it).');
-    // One build and one set of templates for both layers; neither builds nor migrates on its own.
-    if (!(await run('prepare', process.execPath, [join(root, 'tests/helpers/prepare.mjs')]))) return;
-    await lanes(
-      async () => { if (wantE2e) await e2e(); },
-      async () => { if (wantIntegration) await vitest('integration'); },
-    );
-  },
   async () => {
     if (wantStatic) {
       await run('lint', 'eslint', ['.']);
       await run('typecheck', 'astro', ['check', '--minimumSeverity', 'warning']);
     }
     if (wantUnit) await vitest('unit');
+  },
+  async () => {
+    if (!wantIntegration && !wantE2e) return;
+    if (wantIntegration && !process.env.TEST_DATABASE_URL) console.log('[test] TEST_DATABASE_URL is not set: the PostgreSQL and Redis tests are skipped (.ci/run sets it).');
+    // One build and one set of templates for both layers; neither builds nor migrates on its own.
+    if (!(await run('prepare', process.execPath, [join(root, 'tests/helpers/prepare.mjs')]))) return;
+    await lanes(
+      async () => { if (wantIntegration) await vitest('integration'); },
+      async () => { if (wantE2e) await e2e(); },
+    );
   },
 );
 
