@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { storedZip } from '../../src/lib/server/market/zip';
 import { addMember, logInTo, randomFile, startCloudSite, storedSha1, type CloudSite } from './cloud-upload';
 import { scaled } from '../helpers/time-scale.mjs';
+import { moduleManifest } from '../helpers/module-package';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const MB = 1024 * 1024;
@@ -162,7 +163,8 @@ test('s3: a module cover goes to the public prefix, its package to the private o
   await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
   await page.getByLabel('版本号').fill('1.0.0');
   await page.getByRole('textbox', { name: '更新说明' }).fill('首个版本。');
-  const zip = await storedZip([{ name: 'README.md', text: '# Cloud notes\n' }]);
+  // A real package: its manifest is inspected once the store has it.
+  const zip = await storedZip([{ name: 'atrium.json', text: JSON.stringify(moduleManifest('cloud-notes')) }, { name: 'README.md', text: '# Cloud notes\n' }]);
   const zipSha1 = createHash('sha1').update(zip).digest('hex');
   await page.locator('input[type=file][accept*=zip]').setInputFiles({ name: 'cloud-notes.zip', mimeType: 'application/zip', buffer: zip });
   await expect(page.getByText(/已上传：cloud-notes\.zip/)).toBeVisible({ timeout: scaled(30_000) });
