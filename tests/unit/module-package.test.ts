@@ -34,7 +34,7 @@ describe('the published JSON Schema', () => {
 
 describe('the manifest', () => {
   it('accepts the full and the minimal fixtures, filling defaults', () => {
-    const full = readManifest(manifestOf('full'), new Set(['dist/server.js', 'dist/client.js', 'dist/style.css', 'dist/markdown.js', 'dist/markdown.browser.js', 'i18n/zh-cn.json', 'i18n/en.json']));
+    const full = readManifest(manifestOf('full'), new Set(['dist/server.js', 'dist/client.js', 'dist/style.css', 'dist/markdown.browser.js', 'i18n/zh-cn.json', 'i18n/en.json']));
     expect(full).toHaveProperty('manifest.contributes.settings.3.type', 'select');
     const minimal = readManifest(manifestOf('minimal'), new Set(['README.md']));
     expect(minimal).toEqual({ manifest: expect.objectContaining({ uid: 'hello-world', entry: {}, capabilities: [], contributes: {} }) });
@@ -95,7 +95,7 @@ describe('inspectPackage', () => {
     expect(fromPath).toEqual(fromBytes);
     if (!fromPath.ok) throw new Error(JSON.stringify(fromPath.problems));
     expect(fromPath.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-    expect(fromPath.files.map((f) => f.path)).toEqual(['atrium.json', 'dist/client.js', 'dist/markdown.browser.js', 'dist/markdown.js', 'dist/server.js', 'dist/style.css', 'i18n/en.json', 'i18n/zh-cn.json']);
+    expect(fromPath.files.map((f) => f.path)).toEqual(['atrium.json', 'dist/client.js', 'dist/markdown.browser.js', 'dist/server.js', 'dist/style.css', 'i18n/en.json', 'i18n/zh-cn.json']);
     expect(fromPath.files.find((f) => f.path === 'dist/style.css')!.size).toBe(readFileSync(join(FIXTURES, 'full/dist/style.css')).length);
     expect(fromPath.manifest.capabilities).toContain('client:code');
   });

@@ -40,6 +40,10 @@ const SettingKey = z.string().regex(/^[a-z][a-zA-Z0-9_]{0,39}$/);
 const Range = z.string().trim().min(1).max(100).regex(/^[0-9A-Za-z.*^~<>=|\s-]+$/)
   .describe('The Atrium versions the module works with, as an npm semver range (e.g. ">=0.1.0 <1.0.0")');
 
+/** Delimiters of a markdown span: one to three punctuation characters that markdown itself does not use for a span. */
+const Delim = z.string().regex(/^[$%@=^~+!&|:]{1,3}$/).describe('1–3 of $ % @ = ^ ~ + ! & | :');
+const Delimiters = z.strictObject({ open: Delim, close: Delim });
+
 const settingBase = { key: SettingKey, title: bilingual(80), description: bilingual(300).optional() };
 const Setting = z.discriminatedUnion('type', [
   z.strictObject({ ...settingBase, type: z.literal('string'), default: z.string().max(2000), secret: z.boolean().optional() }),
@@ -51,10 +55,12 @@ const Setting = z.discriminatedUnion('type', [
 
 const Contributes = z.strictObject({
   markdown: z.strictObject({
-    plugin: FilePath.describe('A markdown-it plugin (ES module, default export) run where the site renders markdown'),
-    browser: FilePath.optional().describe('Its browser half, so the editor preview and chat show what will be posted'),
-    css: FilePath.optional(),
-  }).optional(),
+    inline: z.array(Delimiters).min(1).max(4).optional().describe('Inline spans the module renders, e.g. {"open": "$", "close": "$"}'),
+    block: z.array(Delimiters).min(1).max(4).optional().describe('Blocks on lines of their own, e.g. {"open": "$$", "close": "$$"}'),
+    fence: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,19}$/)).min(1).max(8).optional().describe('Fenced code languages the module renders, e.g. ["math"]'),
+    browser: FilePath.optional().describe('Its browser half (an ES module whose default export has the same `markdown` function), so the editor preview and the chat show what will be posted'),
+    css: FilePath.optional().describe('Styles for what it renders, served to pages that show markdown'),
+  }).optional().describe('Markdown the site parses and hands to the module\'s `markdown` hook (server entry), one call per document'),
   slots: z.array(z.strictObject({
     slot: z.enum(SLOTS),
     component: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/).describe('The export of the client entry mounted there'),
@@ -149,7 +155,7 @@ export function manifestProblems(manifest: Manifest, files: ReadonlySet<string>)
   if (!semver.validRange(manifest.atrium)) out.push({ key: 'devstudio.manifest.range', values: { field: 'atrium', range: manifest.atrium } });
   const named: [string, string | undefined][] = [
     ['entry.server', manifest.entry.server], ['entry.client', manifest.entry.client], ['entry.css', manifest.entry.css],
-    ['contributes.markdown.plugin', manifest.contributes.markdown?.plugin], ['contributes.markdown.browser', manifest.contributes.markdown?.browser],
+    ['contributes.markdown.browser', manifest.contributes.markdown?.browser],
     ['contributes.markdown.css', manifest.contributes.markdown?.css],
     ['contributes.i18n.zh-cn', manifest.contributes.i18n?.['zh-cn']], ['contributes.i18n.en', manifest.contributes.i18n?.en],
   ];
@@ -169,6 +175,8 @@ export function manifestProblems(manifest: Manifest, files: ReadonlySet<string>)
   needs(c.routes?.length, 'contributes.routes', 'routes');
   needs(c.events?.length, 'contributes.events', 'events');
   needs(c.jobs?.length, 'contributes.jobs', 'jobs');
+  needsEntry(c.markdown, 'contributes.markdown', 'server');
+  if (c.markdown && !c.markdown.inline && !c.markdown.block && !c.markdown.fence) out.push({ key: 'devstudio.manifest.required', values: { field: 'contributes.markdown.inline' } });
   needsEntry(c.slots?.length, 'contributes.slots', 'client');
   needsEntry(c.routes?.length, 'contributes.routes', 'server');
   needsEntry(c.events?.length, 'contributes.events', 'server');

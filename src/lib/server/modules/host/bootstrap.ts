@@ -40,6 +40,13 @@ async function run(method, args) {
     if (typeof out !== 'string') throw new TypeError('render must return a string');
     return out;
   }
+  if (method === 'markdown') {
+    if (typeof hooks.markdown !== 'function') throw new Error('the module has no markdown hook');
+    const items = args[0];
+    const out = await hooks.markdown(items, { ...args[1], ...ctx });
+    if (!Array.isArray(out) || out.length !== items.length || !out.every((x) => typeof x === 'string')) throw new TypeError('markdown must return one string per item');
+    return out;
+  }
   if (method === 'onEvent') {
     if (typeof hooks.onEvent !== 'function') throw new Error('the module has no onEvent hook');
     await hooks.onEvent(args[0], args[1], ctx);

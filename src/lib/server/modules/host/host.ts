@@ -55,6 +55,7 @@ const UID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 const RESULT_OK: { [M in HostMethod]: (v: unknown) => boolean } = {
   render: (v) => typeof v === 'string',
+  markdown: (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
   onEvent: (v) => v === null,
   route: (v) => typeof v === 'object' && v !== null && Number.isInteger((v as { status?: unknown }).status) && 'body' in v,
 };

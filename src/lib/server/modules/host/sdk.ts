@@ -3,9 +3,9 @@
 // model: it may read its package folder and read/write its data folder (its working directory),
 // and it may not start processes or workers. Its data lives in `ctx.store`, scoped to the module.
 // This file has no imports from the site at run time: a module copies or bundles `defineModule`.
-import type { JsonValue, RenderContext, RouteRequest, RouteResponse } from './types';
+import type { JsonValue, MarkdownItem, RenderContext, RouteRequest, RouteResponse } from './types';
 
-export type { JsonValue, RenderContext, RouteRequest, RouteResponse } from './types';
+export type { JsonValue, MarkdownItem, RenderContext, RouteRequest, RouteResponse } from './types';
 
 /** The module's own key-value store, kept by the site (keys ≤ 200 chars, values JSON ≤ 64 KB). */
 export interface ModuleStore {
@@ -27,6 +27,13 @@ export interface ModuleContext {
 export interface ModuleHooks {
   /** Turns markdown source (or rendered HTML, per the contribution) into HTML; must return a string. */
   render?(src: string, ctx: RenderContext & ModuleContext): string | Promise<string>;
+  /**
+   * The HTML of each span of markdown the module claimed (the syntax declared in
+   * `contributes.markdown`), one string per item, in order. Called once per document when it is
+   * written or re-rendered, never when it is read. The site passes the result through its allow-list
+   * sanitiser (MathML, and `class` on a few plain elements: no styles, no scripts, no links).
+   */
+  markdown?(items: MarkdownItem[], ctx: RenderContext & ModuleContext): string[] | Promise<string[]>;
   /** A site event delivered after commit (post created, order paid…). */
   onEvent?(name: string, payload: unknown, ctx: ModuleContext): void | Promise<void>;
 }

@@ -3,7 +3,7 @@
 // parent side (host.ts, module-process.ts) and described for module authors in sdk.ts.
 
 /** The hooks a module can declare; a call to an undeclared one is refused without starting a process. */
-export type HookName = 'render' | 'onEvent' | 'route';
+export type HookName = 'render' | 'markdown' | 'onEvent' | 'route';
 
 /** What the host needs to run one module (the manifest and installer produce it). */
 export interface HostedModule {
@@ -26,6 +26,17 @@ export interface RenderContext {
   locale: string;
 }
 
+/**
+ * A span of markdown a module claimed with the syntax its manifest declares
+ * (`contributes.markdown`): the text between the delimiters, or a fenced block's body.
+ */
+export interface MarkdownItem {
+  /** `inline` (e.g. `$…$`), `block` (e.g. `$$…$$` on lines of their own) or `fence` (```` ```math ````). */
+  kind: 'inline' | 'block' | 'fence';
+  /** The text inside the delimiters, as typed (not escaped). */
+  src: string;
+}
+
 export interface RouteRequest {
   method: string;
   /** Path under `/api/m/{uid}`, starting with `/`. */
@@ -44,6 +55,8 @@ export interface RouteResponse {
 /** The RPC methods: arguments and result of each, checked at compile time by `call`. */
 export interface HostMethods {
   render: { args: [src: string, ctx: RenderContext]; result: string };
+  /** One call per document: the HTML of each claimed span, in order (sanitised by the site). */
+  markdown: { args: [items: MarkdownItem[], ctx: RenderContext]; result: string[] };
   onEvent: { args: [name: string, payload: unknown]; result: null };
   route: { args: [req: RouteRequest]; result: RouteResponse };
 }
