@@ -45,7 +45,7 @@ export function importRules(base = 'src', basePath = process.cwd()) {
             // The Runtime type names the services it carries; nothing else of an area.
             target: `./${server}/runtime.ts`,
             from: AREAS.map((a) => `./${server}/${a}/**`),
-            except: [`${resolve(basePath, server)}/{auth/session-cache,mail/mailer,site/config,site/rules}.ts`],
+            except: [`${resolve(basePath, server)}/{auth/session-cache,mail/mailer,site/config,site/rules,modules/active}.ts`],
             message: 'runtime.ts holds the Runtime type: creating it (and anything that imports areas) lives in boot/.',
           },
           {

@@ -9,8 +9,33 @@ import GithubSlugger from 'github-slugger';
 /** Highlights one fenced block; returns HTML or null to leave it as escaped plain text. */
 export type Highlight = (code: string, lang: string) => string | null;
 
+/**
+ * Markdown a module renders (`contributes.markdown` in its manifest): the site's parser finds the
+ * spans by the delimiters declared here and leaves a placeholder; the module turns the spans'
+ * text into HTML (on the server in its host process, in the browser with its browser half) and
+ * `applyClaims` puts the sanitised result in place.
+ */
+export interface MarkdownExtension {
+  uid: string;
+  inline?: readonly { open: string; close: string }[];
+  block?: readonly { open: string; close: string }[];
+  fence?: readonly string[];
+}
+
+/** A span of the source a module claimed, in document order (its index is its placeholder's). */
+export interface Claim {
+  uid: string;
+  kind: 'inline' | 'block' | 'fence';
+  src: string;
+  /** The delimiters around `src` as typed, shown with the source when the module cannot render it. */
+  open: string;
+  close: string;
+}
+
 export interface RenderOptions {
   highlight?: Highlight;
+  /** Modules' markdown (none: every `$` is text, every fence code). */
+  extensions?: readonly MarkdownExtension[];
   /**
    * Members `@username` may link to: lower-cased username → member id. Names not in the map stay
    * text (the editor preview passes none; the server looks the names up before rendering).
@@ -27,6 +52,8 @@ export interface Heading {
 export interface Rendered {
   html: string;
   headings: Heading[];
+  /** The spans modules claimed; `html` holds a placeholder for each until `applyClaims`. */
+  claims: Claim[];
 }
 
 const SAFE_IMAGE_DATA = /^data:image\/(?:gif|png|jpeg|webp);/i;
@@ -75,7 +102,141 @@ interface Env {
   headings: Heading[];
   slugger: GithubSlugger;
   mentions: ReadonlyMap<string, number> | null;
+  claims: Claim[];
 }
+
+// A placeholder only the renderer can write: raw HTML is off, so a member's `<!--` is escaped text.
+const placeholder = (i: number): string => `<!--atrium-claim:${i}-->`;
+const PLACEHOLDER = /<!--atrium-claim:(\d+)-->/g;
+
+interface ClaimMeta { uid: string; open: string; close: string }
+
+/** Whether `$` at `pos` may open or close a `$…$` span (pandoc's rule: no space inside, no digit after the close). */
+function tightSpan(src: string, start: number, end: number, close: string, endOfClose: number): boolean {
+  if (end <= start) return false;
+  if (/\s/.test(src[start]!) || /\s/.test(src[end - 1]!)) return false;
+  return !(close === '$' && /\d/.test(src[endOfClose] ?? ''));
+}
+
+/** Finds `close` after `from`, skipping backslash-escaped characters; -1 when absent. */
+function findClose(src: string, from: number, max: number, close: string): number {
+  for (let i = from; i < max; i++) {
+    if (src[i] === '\\') {
+      i++;
+      continue;
+    }
+    if (src.startsWith(close, i)) return i;
+  }
+  return -1;
+}
+
+/** The parser rules and renderers of modules' spans, blocks and fences. */
+function moduleSyntax(md: MarkdownIt, extensions: readonly MarkdownExtension[]): void {
+  const inline = extensions.flatMap((e) => (e.inline ?? []).map((d) => ({ uid: e.uid, ...d }))).sort((a, b) => b.open.length - a.open.length);
+  const block = extensions.flatMap((e) => (e.block ?? []).map((d) => ({ uid: e.uid, ...d }))).sort((a, b) => b.open.length - a.open.length);
+  const fences = new Map<string, string>();
+  for (const e of extensions) for (const lang of e.fence ?? []) if (!fences.has(lang)) fences.set(lang, e.uid);
+  const claim = (env: Env, c: Claim): string => `${placeholder(env.claims.push(c) - 1)}`;
+
+  if (inline.length) {
+    md.inline.ruler.after('escape', 'module-inline', (state, silent) => {
+      const src = state.src;
+      for (const d of inline) {
+        if (!src.startsWith(d.open, state.pos)) continue;
+        const start = state.pos + d.open.length;
+        const end = findClose(src, start, state.posMax, d.close);
+        if (end < 0 || !tightSpan(src, start, end, d.close, end + d.close.length)) continue;
+        if (!silent) {
+          const token = state.push('module_inline', '', 0);
+          token.content = src.slice(start, end);
+          token.meta = { uid: d.uid, open: d.open, close: d.close } satisfies ClaimMeta;
+        }
+        state.pos = end + d.close.length;
+        return true;
+      }
+      return false;
+    });
+    md.renderer.rules.module_inline = (tokens, idx, _o, env: Env) => {
+      const t = tokens[idx]!;
+      const m = t.meta as ClaimMeta;
+      return claim(env, { uid: m.uid, kind: 'inline', src: t.content, open: m.open, close: m.close });
+    };
+  }
+  if (block.length) {
+    md.block.ruler.before('fence', 'module-block', (state, startLine, endLine, silent) => {
+      if (state.sCount[startLine]! - state.blkIndent >= 4) return false;
+      const first = state.src.slice(state.bMarks[startLine]! + state.tShift[startLine]!, state.eMarks[startLine]).trimEnd();
+      const d = block.find((b) => first.startsWith(b.open));
+      if (!d) return false;
+      const rest = first.slice(d.open.length);
+      let line = startLine;
+      let content: string;
+      if (rest.length >= d.close.length && rest.endsWith(d.close) && rest.trim() !== '') {
+        content = rest.slice(0, -d.close.length);
+      } else {
+        const lines = rest.trim() ? [rest] : [];
+        for (line = startLine + 1; line < endLine; line++) {
+          const text = state.src.slice(state.bMarks[line]! + state.tShift[line]!, state.eMarks[line]).trimEnd();
+          if (text.endsWith(d.close)) {
+            lines.push(text.slice(0, -d.close.length));
+            break;
+          }
+          lines.push(state.src.slice(state.bMarks[line]!, state.eMarks[line]));
+        }
+        if (line >= endLine) return false;
+        content = lines.join('\n');
+      }
+      if (!content.trim()) return false;
+      if (silent) return true;
+      const token = state.push('module_block', '', 0);
+      token.block = true;
+      token.content = content.trim();
+      token.map = [startLine, line + 1];
+      token.meta = { uid: d.uid, open: d.open, close: d.close } satisfies ClaimMeta;
+      state.line = line + 1;
+      return true;
+    }, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
+    md.renderer.rules.module_block = (tokens, idx, _o, env: Env) => {
+      const t = tokens[idx]!;
+      const m = t.meta as ClaimMeta;
+      return `${claim(env, { uid: m.uid, kind: 'block', src: t.content, open: m.open, close: m.close })}\n`;
+    };
+  }
+  if (fences.size) {
+    const fence = md.renderer.rules.fence!;
+    md.renderer.rules.fence = (tokens, idx, opts, env: Env, self) => {
+      const t = tokens[idx]!;
+      const lang = t.info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+      const uid = fences.get(lang);
+      if (!uid) return fence(tokens, idx, opts, env, self);
+      return `${claim(env, { uid, kind: 'fence', src: t.content.replace(/\n$/, ''), open: `${t.markup}${lang}\n`, close: `\n${t.markup}` })}\n`;
+    };
+  }
+}
+
+/**
+ * Puts each claim's HTML in place of its placeholder, inside the site's own wrapper (a span for
+ * inline spans, a div for blocks) that names the module. A claim without output (the module failed
+ * or is gone) shows its source as typed, as code. `outputs` must already be sanitised.
+ */
+export function applyClaims(html: string, claims: readonly Claim[], outputs: readonly (string | null | undefined)[]): string {
+  if (!claims.length) return html;
+  return html.replace(PLACEHOLDER, (_, n: string) => {
+    const c = claims[Number(n)];
+    if (!c) return '';
+    const out = outputs[Number(n)];
+    const uid = escapeAttr(c.uid);
+    if (c.kind === 'inline') {
+      return out != null ? `<span class="md-ext" data-ext="${uid}">${out}</span>` : `<code class="md-ext-source" data-ext="${uid}">${escapeText(c.open + c.src + c.close)}</code>`;
+    }
+    return out != null
+      ? `<div class="md-ext md-ext-block" data-ext="${uid}">${out}</div>`
+      : `<pre class="md-ext-source" data-ext="${uid}" tabindex="0"><code>${escapeText(c.open + c.src + c.close)}</code></pre>`;
+  });
+}
+
+const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttr = (s: string): string => escapeText(s).replace(/"/g, '&quot;');
 
 /** `@username` (the sign-up rule: a letter, then 2–14 letters, digits or `_`), not inside a word, e-mail or path. */
 export const MENTION = /(^|[^\w@/])@([a-zA-Z][a-zA-Z0-9_]{2,14})\b/g;
@@ -192,6 +353,7 @@ function createParser(options: RenderOptions): MarkdownIt {
   });
   md.validateLink = validateLink;
   md.use(callouts);
+  if (options.extensions?.length) moduleSyntax(md, options.extensions);
   md.core.ruler.after('inline', 'task-lists', taskLists);
   md.core.ruler.after('task-lists', 'mentions', mentionLinks);
   md.core.ruler.push('heading-anchors', headingAnchors);
@@ -220,22 +382,28 @@ function createParser(options: RenderOptions): MarkdownIt {
   return md;
 }
 
-// One parser per highlighter (the options object may be new on every call: it carries the mentions).
-const parsers = new WeakMap<Highlight | typeof PLAIN, MarkdownIt>();
+// One parser per highlighter and set of extensions (the options object may be new on every call:
+// it carries the mentions). The set is keyed by identity: the server keeps one array per set.
+const parsers = new WeakMap<Highlight | typeof PLAIN, WeakMap<readonly MarkdownExtension[], MarkdownIt>>();
 const PLAIN: RenderOptions = {};
+const NO_EXTENSIONS: readonly MarkdownExtension[] = [];
 
 /**
  * Renders markdown to safe HTML and lists its headings, so a table of contents and
- * `page#heading` links work.
+ * `page#heading` links work. With `extensions`, modules' spans are left as placeholders listed in
+ * `claims` (see `applyClaims`).
  */
 export function renderMarkdown(source: string, options: RenderOptions = PLAIN): Rendered {
   const key = options.highlight ?? PLAIN;
-  let md = parsers.get(key);
+  const extensions = options.extensions?.length ? options.extensions : NO_EXTENSIONS;
+  let byExtensions = parsers.get(key);
+  if (!byExtensions) parsers.set(key, (byExtensions = new WeakMap()));
+  let md = byExtensions.get(extensions);
   if (!md) {
-    md = createParser({ highlight: options.highlight });
-    parsers.set(key, md);
+    md = createParser({ highlight: options.highlight, extensions });
+    byExtensions.set(extensions, md);
   }
-  const env: Env = { headings: [], slugger: new GithubSlugger(), mentions: options.mentions ?? null };
+  const env: Env = { headings: [], slugger: new GithubSlugger(), mentions: options.mentions ?? null, claims: [] };
   const html = md.render(source, env);
-  return { html, headings: env.headings };
+  return { html, headings: env.headings, claims: env.claims };
 }

@@ -10,10 +10,17 @@ export interface Bus {
   readonly instanceId: string;
   publish(channel: string, message: unknown): Promise<void>;
   subscribe(channel: string, handler: (message: unknown, fromSelf: boolean) => void): () => void;
+  /**
+   * Called each time the bus is connected again after losing its connection: the bus delivers at
+   * most once, so whoever keeps state from its messages reads the state again (never for memory).
+   */
+  onReconnect(handler: () => void): () => void;
   close(): Promise<void>;
 }
 
 interface Wire { from: string; message: unknown }
+
+const RECONNECTED = Symbol('reconnected');
 
 export function createMemoryBus(): Bus {
   const emitter = new EventEmitter();
@@ -27,6 +34,7 @@ export function createMemoryBus(): Bus {
       emitter.on(channel, listener);
       return () => emitter.off(channel, listener);
     },
+    onReconnect: () => () => undefined,
     close: async () => { emitter.removeAllListeners(); },
   };
 }
@@ -49,6 +57,8 @@ export async function createRedisBus(pub: Redis, prefix = 'atrium:'): Promise<Bu
     } catch { /* a foreign message on our prefix: ignore */ }
   });
   const subscribed = new Set<string>();
+  // `ready` again after the first time is a reconnect: messages sent meanwhile are lost.
+  sub.on('ready', () => emitter.emit(RECONNECTED));
   return {
     instanceId,
     async publish(channel, message) {
@@ -63,6 +73,10 @@ export async function createRedisBus(pub: Redis, prefix = 'atrium:'): Promise<Bu
       }
       emitter.on(channel, handler);
       return () => emitter.off(channel, handler);
+    },
+    onReconnect(handler) {
+      emitter.on(RECONNECTED, handler);
+      return () => emitter.off(RECONNECTED, handler);
     },
     async close() {
       emitter.removeAllListeners();

@@ -35,6 +35,8 @@ export interface ServerConfig {
   /** Seconds the browser waits between checks of the build manifest. */
   deployPollSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Start with every module disabled, whatever the wanted state says (ATRIUM_SAFE_MODE=1). */
+  safeMode?: boolean;
   /** SMTP and SMS provider settings; unset means the outbox folder. */
   mail: MailSettings;
   /** Overrides the token HMAC key kept in the database. */
@@ -81,6 +83,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     },
     deployPollSeconds: int(env.DEPLOY_POLL_SECONDS, 60, 'DEPLOY_POLL_SECONDS'),
     logLevel: level as ServerConfig['logLevel'],
+    safeMode: env.ATRIUM_SAFE_MODE === '1' || env.ATRIUM_SAFE_MODE === 'true',
     mail: readMailSettings(env, resolve(root, env.DATA_DIR || 'data')),
     tokenSecret: env.TOKEN_SECRET || null,
     chat: readChatEnv(env),

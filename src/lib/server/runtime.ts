@@ -11,6 +11,7 @@ import type { ConfigStore } from './site/config';
 import type { RulesCache } from './site/rules';
 import type { SessionCache } from './auth/session-cache';
 import type { Mailer } from './mail/mailer';
+import type { RunningModules } from './modules/active';
 
 /**
  * Everything a request needs that outlives it, created once per process and handed to Astro
@@ -31,6 +32,8 @@ export interface Runtime {
   rules: RulesCache;
   sessions: SessionCache;
   mailer: Mailer;
+  /** The modules this instance runs, reconciled with the wanted state (modules/site-modules.ts). */
+  modules: RunningModules;
   /** HMAC key of stored tokens, the same on every instance. */
   tokenSecret: string;
   log: Logger;

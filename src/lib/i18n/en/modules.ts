@@ -127,6 +127,13 @@ export default {
   'modules.install.installed': 'Installed version {version}',
   'modules.install.updateAvailable': 'Update available: {from} → {to}',
   'modules.install.notInstalled': 'This module is not installed on this site.',
+  'modules.lifecycle.noVersion': '{uid} has no published, reviewed version {version} to install',
+  'modules.lifecycle.upToDate': '{uid} {version} is already the newest version',
+  'modules.lifecycle.noPrevious': '{uid} has no earlier version to roll back to',
+  'modules.lifecycle.enabled': '{uid} is enabled',
+  'modules.lifecycle.disabled': '{uid} is disabled',
+  'modules.lifecycle.rolledBack': '{uid} is back at {version}',
+  'modules.lifecycle.upgraded': '{uid} upgraded to {version}',
 
   'modules.reviews.title': 'Reviews',
   'modules.reviews.summary': 'Average {average} from {count} {count|review|reviews}',

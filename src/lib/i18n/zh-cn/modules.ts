@@ -125,6 +125,13 @@ export default {
   'modules.install.installed': '已安装版本 {version}',
   'modules.install.updateAvailable': '有可用更新：{from} → {to}',
   'modules.install.notInstalled': '本站尚未安装此模块。',
+  'modules.lifecycle.noVersion': '{uid} 没有可安装的、已审核发布的 {version} 版本',
+  'modules.lifecycle.upToDate': '{uid} {version} 已是最新版本',
+  'modules.lifecycle.noPrevious': '{uid} 没有可回滚到的早先版本',
+  'modules.lifecycle.enabled': '{uid} 已启用',
+  'modules.lifecycle.disabled': '{uid} 已停用',
+  'modules.lifecycle.rolledBack': '{uid} 已回滚到 {version}',
+  'modules.lifecycle.upgraded': '{uid} 已升级到 {version}',
 
   'modules.reviews.title': '评价',
   'modules.reviews.summary': '平均 {average} 分，共 {count} 条评价',

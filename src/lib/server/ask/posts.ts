@@ -10,6 +10,7 @@ import { searchVector } from '../search/text';
 import type { Locale } from '../../i18n';
 import type { ListInput, PostInput } from '../../shared/validation/ask';
 import { mentionedMembers, mentionsIn, renderBody } from './render';
+import { currentRenderSet } from '../modules/markdown';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -81,7 +82,7 @@ export async function createPost(db: Db, authorId: number, input: z.output<typeo
     const category = await categoryOf(tx, input.category_id);
     const t = now();
     const [row] = await tx.insert(askPost).values({
-      categoryId: category.id, userId: authorId, title: input.title, body: input.content, html: rendered.html, excerpt: rendered.excerpt,
+      categoryId: category.id, userId: authorId, title: input.title, body: input.content, html: rendered.html, renderSet: rendered.renderSet, excerpt: rendered.excerpt,
       lastActivityTime: t, nonce: input.nonce ?? null, searchVector: vectorOf(input.title, rendered.text, input.tags), titleVector: titleVectorOf(input.title, input.tags), createTime: t, updateTime: t,
     }).onConflictDoNothing().returning({ id: askPost.id });
     if (!row) {
@@ -129,7 +130,7 @@ export async function updatePost(db: Db, editor: { id: number; moderator: boolea
       await tx.update(askCategory).set({ postCount: sql`${askCategory.postCount} + 1` }).where(eq(askCategory.id, category.id));
     }
     await tx.update(askPost).set({
-      title: input.title, body: input.content, html: rendered.html, excerpt: rendered.excerpt, categoryId: category.id,
+      title: input.title, body: input.content, html: rendered.html, renderSet: rendered.renderSet, excerpt: rendered.excerpt, categoryId: category.id,
       version: post.version + 1, searchVector: vectorOf(input.title, rendered.text, input.tags), titleVector: titleVectorOf(input.title, input.tags), updateTime: now(),
     }).where(eq(askPost.id, post.id));
   });
@@ -157,12 +158,23 @@ export async function getPost(db: Db, id: number, locale: Locale, viewer: { id: 
   if (!row) return null;
   const { post } = row;
   if (post.status !== 'published' && !viewer?.moderator && !(post.status === 'hidden' && viewer?.id === post.userId)) return null;
+  if (post.renderSet !== currentRenderSet()) Object.assign(post, await freshRender(db, post));
   return {
     post,
     author: { id: post.userId, username: row.username, nickname: row.nickname, avatar: row.avatar, motto: row.motto },
     category: { id: post.categoryId, slug: row.categorySlug, type: row.categoryType, title: row.categoryTitle[locale] },
     tags: (await tagsFromIds(db, [{ id: post.id, tagIds: row.tagIds }])).get(post.id) ?? [],
   };
+}
+
+/**
+ * A post rendered with another set of markdown modules than the site's, rendered now (met on read
+ * before the background walk reached it) and stored unless the post changed meanwhile.
+ */
+async function freshRender(db: Db, post: { id: number; body: string; version: number }): Promise<{ html: string; renderSet: string }> {
+  const out = await renderBody(post.body, await mentionedMembers(db, post.body));
+  await db.update(askPost).set({ html: out.html, renderSet: out.renderSet }).where(and(eq(askPost.id, post.id), eq(askPost.version, post.version)));
+  return { html: out.html, renderSet: out.renderSet };
 }
 
 export async function recordView(db: Db, id: number): Promise<void> {

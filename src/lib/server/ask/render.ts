@@ -1,18 +1,20 @@
 import { inArray, sql } from 'drizzle-orm';
-import { renderMarkdown, MENTION } from '../../markdown/render';
+import { MENTION } from '../../markdown/render';
+import { renderWithModules } from '../modules/markdown';
 import { serverHighlight } from '../../markdown/highlight.server';
 import { plainText } from '../search/text';
 import type { Db } from '../db/client';
 import { user } from '../db/schema';
 
 /**
- * Markdown → sanitised HTML with highlighted code, and a plain-text excerpt for lists and meta
- * tags. `mentions` (from `mentionedMembers`) turns `@username` of those members into card links.
+ * Markdown → sanitised HTML with highlighted code and the installed modules' markdown, and a
+ * plain-text excerpt for lists and meta tags. `mentions` (from `mentionedMembers`) turns
+ * `@username` of those members into card links. `renderSet` is stored beside the HTML.
  */
-export async function renderBody(markdown: string, mentions?: ReadonlyMap<string, number>): Promise<{ html: string; excerpt: string; text: string }> {
-  const { html } = renderMarkdown(markdown, { highlight: await serverHighlight(), mentions });
+export async function renderBody(markdown: string, mentions?: ReadonlyMap<string, number>, kind = 'post'): Promise<{ html: string; excerpt: string; text: string; renderSet: string }> {
+  const { html, renderSet } = await renderWithModules(markdown, { highlight: await serverHighlight(), mentions }, { kind, locale: '' });
   const text = plainText(markdown);
-  return { html, excerpt: text.slice(0, 280), text };
+  return { html, excerpt: text.slice(0, 280), text, renderSet };
 }
 
 /** `@username` mentions in a body, outside code, lower-cased and unique. */

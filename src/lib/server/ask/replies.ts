@@ -8,6 +8,7 @@ import { displayNameSql as displayName } from '../account/users';
 import { notify, type Notice } from '../messages/notify';
 import type { ReplyInput } from '../../shared/validation/ask';
 import { mentionedMembers, renderBody } from './render';
+import { currentRenderSet } from '../modules/markdown';
 import { mentionNotices, refreshHot, scoreSetting, type Author } from './posts';
 import { plainText } from '../search/text';
 
@@ -18,7 +19,7 @@ const now = (): number => Math.floor(Date.now() / 1000);
  * author (or the reply's author, for a comment) and anyone mentioned are told.
  */
 export async function createReply(db: Db, authorId: number, input: z.output<typeof ReplyInput>): Promise<{ id: number; created: boolean }> {
-  const { html } = await renderBody(input.content, await mentionedMembers(db, input.content));
+  const { html, renderSet } = await renderBody(input.content, await mentionedMembers(db, input.content), 'reply');
   return db.transaction(async (tx) => {
     const [post] = await tx.select({ id: askPost.id, userId: askPost.userId, title: askPost.title, status: askPost.status })
       .from(askPost).where(eq(askPost.id, input.post_id)).for('update');
@@ -31,7 +32,7 @@ export async function createReply(db: Db, authorId: number, input: z.output<type
     }
     const t = now();
     const [row] = await tx.insert(askReply).values({
-      postId: post.id, parentId: parent?.id ?? 0, userId: authorId, body: input.content, html, nonce: input.nonce ?? null, createTime: t, updateTime: t,
+      postId: post.id, parentId: parent?.id ?? 0, userId: authorId, body: input.content, html, renderSet, nonce: input.nonce ?? null, createTime: t, updateTime: t,
     }).onConflictDoNothing().returning({ id: askReply.id });
     if (!row) {
       const [existing] = await tx.select({ id: askReply.id }).from(askReply).where(and(eq(askReply.userId, authorId), eq(askReply.nonce, input.nonce ?? '')));
@@ -90,12 +91,23 @@ export async function listReplies(db: Db, postId: number, { acceptedId, page, vi
   const columns = (body: boolean) => ({
     id: askReply.id, parentId: askReply.parentId, userId: askReply.userId, nickname: displayName, avatar: user.avatar, html: askReply.html,
     body: body ? askReply.body : sql<string>`''`, up: askReply.upCount, down: askReply.downCount, commentCount: askReply.commentCount,
-    status: askReply.status, createTime: askReply.createTime, updateTime: askReply.updateTime,
+    status: askReply.status, createTime: askReply.createTime, updateTime: askReply.updateTime, renderSet: askReply.renderSet,
   });
   const both = await db.select(columns(withBody)).from(askReply).innerJoin(user, eq(user.id, askReply.userId))
     .where(inArray(askReply.id, inPage))
     .unionAll(db.select(columns(false)).from(askReply).innerJoin(user, eq(user.id, askReply.userId))
       .where(and(eq(askReply.postId, postId), inArray(askReply.parentId, inPage), visible)));
+  // Replies rendered with another set of markdown modules are rendered now (the background walk
+  // had not reached them), and stored.
+  const set = currentRenderSet();
+  for (const r of both) {
+    if (r.renderSet === set) continue;
+    const [row] = await db.select({ body: askReply.body }).from(askReply).where(eq(askReply.id, r.id));
+    if (!row) continue;
+    const out = await renderBody(row.body, await mentionedMembers(db, row.body), 'reply');
+    await db.update(askReply).set({ html: out.html, renderSet: out.renderSet }).where(and(eq(askReply.id, r.id), eq(askReply.body, row.body)));
+    r.html = out.html;
+  }
   const accepted = acceptedId ?? 0;
   const rows = both.filter((r) => r.parentId === 0).sort((a, b) => Number(b.id === accepted) - Number(a.id === accepted) || a.id - b.id);
   const comments = both.filter((r) => r.parentId !== 0).sort((a, b) => a.id - b.id);

@@ -14,6 +14,8 @@ import { ConfigStore } from '../site/config';
 import { RulesCache } from '../site/rules';
 import { SessionCache } from '../auth/session-cache';
 import { createMailer } from '../mail/mailer';
+import { SiteModules } from '../modules/site-modules';
+import { rerenderInBackground } from '../modules/rerender';
 import { tokenSecret } from '../auth/secret';
 import { withOutbox } from '../messages/live';
 
@@ -72,9 +74,13 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     const mailer = await createMailer(config.mail, log);
     closers.unshift(async () => mailer.close());
     const secret = await tokenSecret(database.db, config.tokenSecret ?? undefined);
+    const modules = new SiteModules({ db: database.db, config, site, log, bus, pageCache }, config.safeMode ?? false);
+    closers.unshift(() => modules.close());
+    modules.onRenderSetChange = () => rerenderInBackground({ db: database.db, log, pageCache, modules });
+    await modules.start();
     let closing: Promise<void> | null = null;
     return {
-      config, database, db: database.db, bus, limiter, pageCache, memo, site, rules, sessions, mailer, tokenSecret: secret, log,
+      config, database, db: database.db, bus, limiter, pageCache, memo, site, rules, sessions, mailer, modules, tokenSecret: secret, log,
       ...(pingRedis ? { pingRedis } : {}),
       buildId: readBuildId(config.root),
       close: () => (closing ??= (async () => {

@@ -4,6 +4,7 @@ import { mdBook, mdPage, mdRedirect, mdRevision, mdSection, user } from '../db/s
 import { AppError } from '../http';
 import { searchVector } from '../search/text';
 import { renderDoc } from './render';
+import { currentRenderSet } from '../modules/markdown';
 import { displayNameSql } from '../db/rows';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -43,10 +44,21 @@ export type PageRow = typeof mdPage.$inferSelect;
 /** A page by name, or where an old name now leads (`redirect`), or null. */
 export async function findPage(db: Db, bookId: number, name: string): Promise<{ page: PageRow; redirect: boolean } | null> {
   const [page] = await db.select().from(mdPage).where(and(eq(mdPage.bookId, bookId), eq(mdPage.name, name)));
-  if (page) return { page, redirect: false };
+  if (page) return { page: await freshRender(db, page), redirect: false };
   const [moved] = await db.select({ page: mdPage }).from(mdRedirect).innerJoin(mdPage, eq(mdPage.id, mdRedirect.pageId))
     .where(and(eq(mdRedirect.bookId, bookId), eq(mdRedirect.name, name)));
-  return moved ? { page: moved.page, redirect: true } : null;
+  return moved ? { page: await freshRender(db, moved.page), redirect: true } : null;
+}
+
+/**
+ * A page rendered with another set of markdown modules than the site's, rendered now (met on read
+ * before the background walk reached it) and stored unless a new revision was saved meanwhile.
+ */
+async function freshRender(db: Db, page: PageRow): Promise<PageRow> {
+  if (page.renderSet === currentRenderSet()) return page;
+  const out = await renderDoc(page.title, page.content);
+  await db.update(mdPage).set({ html: out.html, headings: out.headings, renderSet: out.renderSet }).where(and(eq(mdPage.id, page.id), eq(mdPage.revisionId, page.revisionId)));
+  return { ...page, html: out.html, headings: out.headings, renderSet: out.renderSet };
 }
 
 export async function firstPage(db: Db, bookId: number): Promise<TreeNode | null> {
@@ -92,7 +104,7 @@ export async function savePage(db: Db, input: { bookId: number; name: string; ti
     const t = now();
     const [rev] = await tx.insert(mdRevision).values({ pageId: page.id, bookId: page.bookId, title: input.title, content: input.content, message: input.message, authorId: input.authorId, createTime: t })
       .returning({ id: mdRevision.id });
-    await tx.update(mdPage).set({ title: input.title, content: input.content, html: rendered.html, headings: rendered.headings, revisionId: rev!.id, updatedBy: input.authorId, updateTime: t })
+    await tx.update(mdPage).set({ title: input.title, content: input.content, html: rendered.html, renderSet: rendered.renderSet, headings: rendered.headings, revisionId: rev!.id, updatedBy: input.authorId, updateTime: t })
       .where(eq(mdPage.id, page.id));
     await writeSections(tx, page, input.title, rendered.sections);
     await touchBook(tx, page.bookId);
@@ -117,7 +129,7 @@ export async function createPage(db: Db, input: { bookId: number; name: string; 
     const t = now();
     const [page] = await tx.insert(mdPage).values({
       bookId: input.bookId, name: input.name, title: input.title, parentId, weigh: input.weigh ?? (last ?? 0) + 10, content,
-      html: rendered.html, headings: rendered.headings, updatedBy: input.authorId, createTime: t, updateTime: t,
+      html: rendered.html, renderSet: rendered.renderSet, headings: rendered.headings, updatedBy: input.authorId, createTime: t, updateTime: t,
     }).returning();
     const [rev] = await tx.insert(mdRevision).values({ pageId: page!.id, bookId: input.bookId, title: input.title, content, message: input.message ?? '', authorId: input.authorId, createTime: t }).returning({ id: mdRevision.id });
     await tx.update(mdPage).set({ revisionId: rev!.id }).where(eq(mdPage.id, page!.id));

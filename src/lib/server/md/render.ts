@@ -1,14 +1,14 @@
-import { renderMarkdown } from '../../markdown/render';
+import { renderWithModules } from '../modules/markdown';
 import { serverHighlight } from '../../markdown/highlight.server';
 import type { MdHeading } from '../db/schema';
 import { plainText } from '../search/text';
 
 export interface DocSection { anchor: string; heading: string; text: string }
 
-/** A page's HTML (highlighted, callouts, heading anchors), its headings, and its search sections. */
-export async function renderDoc(title: string, markdown: string): Promise<{ html: string; headings: MdHeading[]; sections: DocSection[] }> {
-  const { html, headings } = renderMarkdown(markdown, { highlight: await serverHighlight() });
-  return { html, headings: headings.map((h) => ({ level: h.level, text: h.text, id: h.slug })), sections: sectionsOf(title, markdown, headings) };
+/** A page's HTML (highlighted, callouts, heading anchors, modules' markdown), its headings, its search sections and the modules it was rendered with. */
+export async function renderDoc(title: string, markdown: string): Promise<{ html: string; headings: MdHeading[]; sections: DocSection[]; renderSet: string }> {
+  const { html, headings, renderSet } = await renderWithModules(markdown, { highlight: await serverHighlight() }, { kind: 'doc', locale: '' });
+  return { html, headings: headings.map((h) => ({ level: h.level, text: h.text, id: h.slug })), sections: sectionsOf(title, markdown, headings), renderSet };
 }
 
 /**

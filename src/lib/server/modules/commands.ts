@@ -1,40 +1,119 @@
-// `npm run atrium -- module:list|install|uninstall|pack`: the site modules this codebase ships, and
-// module packages for authors.
-import { refused, registerCommand } from '../commands';
-import { SITE_MODULES, installReviewed, installedModules, uninstallModule } from './installs';
+// `npm run atrium -- module:*`: the lifecycle of the site's modules (install, upgrade, roll back,
+// enable, disable, uninstall, safe mode) and packing a module folder for authors. Every change goes
+// through lifecycle.ts: the wanted state in the database, the audit log, the bus to every instance.
+import { refused, registerCommand, type CommandContext } from '../commands';
+import { CLI_ACTOR } from '../admin/audit';
+import { SITE_MODULES, installReviewed, uninstallModule } from './installs';
+import { disableAll, installable, installedList, installPackaged, rollbackModule, setModuleEnabled, uninstall, upgradeModule } from './lifecycle';
 import { packCommand } from './pack';
+
+/** `uid` or `uid@version`. */
+function target(arg: string | undefined): { uid: string; version?: string } | null {
+  const m = /^([a-z0-9][a-z0-9_-]{1,39})(?:@(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?))?$/.exec(arg ?? '');
+  return m ? { uid: m[1]!, ...(m[2] ? { version: m[2] } : {}) } : null;
+}
+
+/** Runs a lifecycle step, printing its refusal (in English) as an exit code 1. */
+async function step(ctx: CommandContext, work: () => Promise<string>): Promise<number> {
+  const done = await work().catch((e: unknown) => refused({ err: ctx.err }, e));
+  if (typeof done === 'number') return done;
+  ctx.out(`${done}\n`);
+  return 0;
+}
 
 registerCommand({
   name: 'module:list', section: 'modules', readOnly: true,
-  summary: 'site modules this codebase ships, and which are installed',
+  summary: 'installed modules: version, enabled, package hash, running here or not, the last problem',
   async run({ runtime, out }) {
-    const installed = new Map((await installedModules(runtime.db)).map((m) => [m.uid, m]));
-    for (const [uid, info] of Object.entries(SITE_MODULES)) {
-      const row = installed.get(uid);
-      out(`${uid}\t${info.version}\t${row ? `installed ${row.version}` : 'not installed'}\n`);
+    const rows = await installedList(runtime);
+    const running = new Set(runtime.modules.list().map((m) => m.uid));
+    for (const uid of Object.keys(SITE_MODULES)) if (!rows.some((r) => r.uid === uid)) out(`${uid}\t-\tnot installed\n`);
+    for (const r of rows) {
+      const state = r.enabled ? 'enabled' : 'disabled';
+      out(`${r.uid}\t${r.version}\t${state}${r.sha256 ? `\tsha256 ${r.sha256.slice(0, 12)}` : '\tbuilt in'}${r.previousVersion ? `\tprevious ${r.previousVersion}` : ''}${running.has(r.uid) ? '\trunning here' : ''}${r.reason ? `\t(${r.reason})` : ''}\n`);
     }
+    if (runtime.modules.safeMode) out('safe mode: every module is disabled on this instance (ATRIUM_SAFE_MODE)\n');
     return 0;
   },
 });
 
-for (const action of ['install', 'uninstall'] as const) {
+registerCommand({
+  name: 'module:install', usage: '<uid>[@version]', section: 'modules',
+  summary: 'installs a module from this site\'s market (its reviewed package, checked against the pinned sha256), e.g. module:install math',
+  async run(ctx) {
+    const t = target(ctx.args[0]);
+    const kind = t ? await installable(ctx.runtime, t.uid) : null;
+    if (!t || !kind) {
+      ctx.err(`Unknown module "${ctx.args[0] ?? ''}": give the uid of a published module of this site's market (module:list shows what is installed).\n`);
+      return 2;
+    }
+    if (kind === 'builtin') {
+      return step(ctx, async () => {
+        const v = await installReviewed(ctx.runtime, t.uid);
+        await ctx.runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+        return `Installed ${t.uid} ${String(v)}.`;
+      });
+    }
+    return step(ctx, async () => `Installed ${t.uid} ${await installPackaged(ctx.runtime, t.uid, CLI_ACTOR, t.version)}.`);
+  },
+});
+
+registerCommand({
+  name: 'module:upgrade', usage: '<uid>[@version]', section: 'modules',
+  summary: 'upgrades an installed module to its newest reviewed version (or the one given)',
+  async run(ctx) {
+    const t = target(ctx.args[0]);
+    if (!t) { ctx.err('Usage: module:upgrade <uid>[@version]\n'); return 2; }
+    return step(ctx, async () => `Upgraded ${t.uid} to ${await upgradeModule(ctx.runtime, t.uid, CLI_ACTOR, t.version)}.`);
+  },
+});
+
+registerCommand({
+  name: 'module:rollback', usage: '<uid>', section: 'modules',
+  summary: 'goes back to the version before the last upgrade',
+  async run(ctx) {
+    const t = target(ctx.args[0]);
+    if (!t) { ctx.err('Usage: module:rollback <uid>\n'); return 2; }
+    return step(ctx, async () => `Rolled ${t.uid} back to ${await rollbackModule(ctx.runtime, t.uid, CLI_ACTOR)}.`);
+  },
+});
+
+for (const enabled of [true, false]) {
   registerCommand({
-    name: `module:${action}`, usage: '<uid>', section: 'modules',
-    summary: action === 'install' ? 'e.g. module:install editor (the forum and docs editors need it)' : 'remove an installed site module',
-    async run({ runtime, args: [uid], out, err }) {
-      if (!uid || !SITE_MODULES[uid]) {
-        err(`Unknown module "${uid ?? ''}". Site modules: ${Object.keys(SITE_MODULES).join(', ')}\n`);
-        return 2;
+    name: enabled ? 'module:enable' : 'module:disable', usage: enabled ? '<uid>' : '<uid> | --all', section: 'modules',
+    summary: enabled ? 'enables an installed module' : 'disables an installed module (or every one: --all, the safe mode that survives restarts); its data stays',
+    ...(enabled ? {} : { options: { all: { type: 'boolean' as const } } }),
+    async run(ctx) {
+      if (!enabled && ctx.options.all) {
+        const uids = await disableAll(ctx.runtime, CLI_ACTOR, 'safe mode (module:disable --all)');
+        ctx.out(uids.length ? `Disabled ${uids.join(', ')}.\n` : 'No module was enabled.\n');
+        return 0;
       }
-      // A package changed after review (or made for another Atrium) is refused with the reason.
-      const changed = action === 'install' ? await installReviewed(runtime, uid).catch((e: unknown) => refused({ err }, e)) : await uninstallModule(runtime.db, uid);
-      if (typeof changed === 'number') return changed;
-      await runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
-      out(action === 'install' ? `Installed ${uid} ${String(changed)}.\n` : changed ? `Uninstalled ${uid}.\n` : `${uid} was not installed.\n`);
-      return 0;
+      const t = target(ctx.args[0]);
+      if (!t) { ctx.err(`Usage: ${enabled ? 'module:enable <uid>' : 'module:disable <uid> | --all'}\n`); return 2; }
+      return step(ctx, async () => {
+        await setModuleEnabled(ctx.runtime, t.uid, enabled, CLI_ACTOR, enabled ? '' : 'disabled from the CLI');
+        return `${enabled ? 'Enabled' : 'Disabled'} ${t.uid}.`;
+      });
     },
   });
 }
+
+registerCommand({
+  name: 'module:uninstall', usage: '<uid> [--purge]', section: 'modules',
+  summary: 'removes an installed module; its data stays for a later install unless --purge',
+  options: { purge: { type: 'boolean' } },
+  async run(ctx) {
+    const t = target(ctx.args[0]);
+    if (!t) { ctx.err('Usage: module:uninstall <uid> [--purge]\n'); return 2; }
+    const purge = ctx.options.purge === true;
+    return step(ctx, async () => {
+      const gone = SITE_MODULES[t.uid] && !purge ? await uninstallModule(ctx.runtime.db, t.uid) : await uninstall(ctx.runtime, t.uid, CLI_ACTOR, purge);
+      await ctx.runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+      return gone ? `Uninstalled ${t.uid}${purge ? ' and removed its data' : ''}.` : `${t.uid} was not installed${purge ? '; its data was removed' : ''}.`;
+    });
+  },
+});
 
 registerCommand({
   name: 'module:pack', usage: '<folder> [out.zip]', section: 'modules', readOnly: true,

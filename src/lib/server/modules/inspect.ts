@@ -4,6 +4,8 @@
 // package's sha256 (what review pins and install verifies). Every problem is reported, not the first.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import yauzl from 'yauzl';
 import { translateAny, type AnyKey, type Locale } from '../../i18n';
 import { AppError } from '../http';
@@ -135,4 +137,45 @@ export function refusalOf(problems: readonly PackageProblem[], locale: Locale): 
     msg: problems.length === 1 && only ? translateAny(locale, only.key, only.values) : translateAny(locale, 'devstudio.package.refused', { count: problems.length }),
     data: { problems: describeProblems(problems, locale) },
   };
+}
+
+/**
+ * Unpacks a package into `dir` (which must not exist yet): through a sibling temporary folder
+ * renamed at the end, so a half-written folder is never taken for a package. Names were checked at
+ * upload and yauzl refuses absolute and climbing ones; sizes are capped as when inspected.
+ */
+export async function unpackPackage(source: string | Buffer, dir: string): Promise<void> {
+  const zip = await openZip(source);
+  if (!zip) throw new Error('not a zip');
+  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    await mkdir(tmp, { recursive: true, mode: 0o755 });
+    let unpacked = 0;
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (entry: yauzl.Entry) => {
+        void (async () => {
+          unpacked += entry.uncompressedSize;
+          if (unpacked > MAX_ZIP_UNPACKED || zip.entryCount > MAX_ZIP_ENTRIES) throw new Error('package too large');
+          const target = join(tmp, entry.fileName);
+          if (relative(tmp, target).startsWith('..')) throw new Error(`unsafe name ${entry.fileName}`);
+          if (entry.fileName.endsWith('/')) await mkdir(target, { recursive: true });
+          else {
+            await mkdir(dirname(target), { recursive: true });
+            await writeFile(target, await readEntry(zip, entry), { mode: 0o644 });
+          }
+          zip.readEntry();
+        })().catch(reject);
+      });
+      zip.on('end', resolve);
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+    await mkdir(dirname(dir), { recursive: true });
+    await rename(tmp, dir);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    throw err;
+  } finally {
+    zip.close();
+  }
 }

@@ -14,7 +14,7 @@ export const SITE_MODULES: Record<string, { version: string }> = {
  * install from the CLI or another instance shows at once without a cache to invalidate.
  */
 export async function isInstalled(db: Db, uid: string): Promise<boolean> {
-  const [row] = await db.select({ uid: moduleInstall.uid }).from(moduleInstall).where(eq(moduleInstall.uid, uid)).limit(1);
+  const [row] = await db.select({ uid: moduleInstall.uid }).from(moduleInstall).where(and(eq(moduleInstall.uid, uid), eq(moduleInstall.enabled, 1))).limit(1);
   return Boolean(row);
 }
 

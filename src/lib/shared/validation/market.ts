@@ -37,4 +37,11 @@ export const ReviewsInput = z.object({ uid, page: z.coerce.number().int().min(1)
 
 export const UidInput = z.object({ uid }).strict();
 
+/** A lifecycle step on an installed module: `version` for an install or upgrade to a given one. */
+export const ModuleStepInput = z.object({
+  uid,
+  action: z.enum(['install', 'upgrade', 'rollback', 'enable', 'disable', 'uninstall', 'purge']),
+  version: z.string().trim().max(20).regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/).optional(),
+}).strict();
+
 export const PageInput = z.object({ page: z.coerce.number().int().min(1).max(10_000).default(1) });

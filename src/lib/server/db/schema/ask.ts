@@ -34,6 +34,8 @@ export const askPost = pgTable('ask_post', {
   body: text('body').notNull(),
   /** Rendered once per content version (at write time): readers never pay for markdown. */
   html: text('html').notNull(),
+  /** The modules' markdown (uid@version, sorted) `html` was rendered with; re-rendered when the site's set differs. */
+  renderSet: varchar('render_set', { length: 400 }).notNull().default(''),
   excerpt: varchar('excerpt', { length: 300 }).notNull().default(''),
   version: integer('version').notNull().default(1),
   status: varchar('status', { length: 10 }).notNull().default('published'),
@@ -86,6 +88,8 @@ export const askReply = pgTable('ask_reply', {
   userId: integer('user_id').notNull(),
   body: text('body').notNull(),
   html: text('html').notNull(),
+  /** The modules' markdown (uid@version, sorted) `html` was rendered with; re-rendered when the site's set differs. */
+  renderSet: varchar('render_set', { length: 400 }).notNull().default(''),
   status: varchar('status', { length: 10 }).notNull().default('published'),
   upCount: integer('up_count').notNull().default(0),
   downCount: integer('down_count').notNull().default(0),

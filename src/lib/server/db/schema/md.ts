@@ -47,6 +47,8 @@ export const mdPage = pgTable('md_page', {
   content: text('content').notNull().default(''),
   /** Rendered once per revision: readers never pay for markdown. */
   html: text('html').notNull().default(''),
+  /** The modules' markdown (uid@version, sorted) `html` was rendered with; re-rendered when the site's set differs. */
+  renderSet: varchar('render_set', { length: 400 }).notNull().default(''),
   headings: jsonb('headings').$type<MdHeading[]>().notNull().default([]),
   revisionId: integer('revision_id').notNull().default(0),
   updatedBy: integer('updated_by').notNull().default(0),

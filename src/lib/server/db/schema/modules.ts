@@ -4,12 +4,25 @@ import { bigint, check, customType, doublePrecision, index, integer, jsonb, pgTa
 /** Built in JavaScript as a literal (lib/server/search/text.ts), as for forum posts. */
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
-/** Site modules installed on this site (the editor, …): what the forum and docs editors check. */
+/**
+ * The wanted state of each module installed on this site (the editor, math, …): which version,
+ * enabled or not. Every instance reconciles to it (at start, on the bus's `modules` message, after
+ * the bus reconnects); a module with a package runs from the package whose sha256 is pinned here.
+ */
 export const moduleInstall = pgTable('module_install', {
   uid: varchar('uid', { length: 40 }).primaryKey(),
   version: varchar('version', { length: 20 }).notNull(),
   installedBy: integer('installed_by').notNull().default(0),
   createTime: bigint('create_time', { mode: 'number' }).notNull(),
+  /** 1: runs; 0: installed but disabled (by an administrator, safe mode or a failed activation). */
+  enabled: smallint('enabled').notNull().default(1),
+  /** The sha256 of the installed package, checked when an instance unpacks it ('' : no package). */
+  sha256: varchar('sha256', { length: 64 }).notNull().default(''),
+  /** The version before the last upgrade, for a rollback ('' : none). */
+  previousVersion: varchar('previous_version', { length: 20 }).notNull().default(''),
+  /** Why the module is disabled or failed, shown to administrators ('' : nothing to report). */
+  reason: varchar('reason', { length: 255 }).notNull().default(''),
+  updateTime: bigint('update_time', { mode: 'number' }).notNull().default(0),
 });
 
 /** A member's application to sell modules, and the operator's decision on it (one per member). */

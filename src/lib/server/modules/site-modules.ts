@@ -1,0 +1,200 @@
+// The modules this instance runs, kept equal to the wanted state in `module_install` (which module,
+// which version and package hash, enabled or not). Every instance reconciles at start, on the
+// bus's `modules` message (sent by every lifecycle change, lifecycle.ts) and after the bus
+// reconnects, since the bus delivers at most once. A module with a package is unpacked from the
+// shared package store (database paths or the object store, never one host's disk) into this
+// instance's data folder after its bytes are checked against the pinned sha256; its server code
+// is registered with the module host (one process per module, started on the first call), and its
+// markdown syntax joins the set every render uses (markdown.ts).
+import { and, eq, ne } from 'drizzle-orm';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MarkdownExtension } from '../../markdown/render';
+import { module, moduleInstall, moduleVersion } from '../db/schema';
+import { storedPackage } from '../market/package-review';
+import type { Bus } from '../bus';
+import type { Db } from '../db/client';
+import type { ServerConfig } from '../env';
+import type { Logger } from '../log';
+import type { PageCache } from '../page-cache';
+import type { ConfigStore } from '../site/config';
+import type { ActiveModule, RunningModules } from './active';
+import { ModuleHost } from './host/host';
+import { DbKvBackend } from './host/kv-db';
+import type { HookName, ModuleStatus } from './host/types';
+import { sha256Of, unpackPackage } from './inspect';
+import { MANIFEST_FILE, Manifest } from './manifest';
+import { setMarkdownProvider, type MarkdownProvider } from './markdown';
+
+/** The bus channel of lifecycle changes: every instance reconciles when it hears one. */
+export const MODULES_CHANNEL = 'modules';
+
+interface Deps {
+  db: Db;
+  config: ServerConfig;
+  site: ConfigStore;
+  log: Logger;
+  bus: Bus;
+  pageCache: PageCache;
+}
+
+const now = (): number => Math.floor(Date.now() / 1000);
+
+/** The hooks a manifest's contributions need in the host. */
+function hooksOf(manifest: Manifest): HookName[] {
+  const hooks: HookName[] = [];
+  if (manifest.contributes.markdown) hooks.push('markdown');
+  if (manifest.contributes.events?.length) hooks.push('onEvent');
+  if (manifest.contributes.routes?.length) hooks.push('route');
+  return hooks;
+}
+
+/** Where an instance keeps a module's unpacked package and its data. */
+export function moduleFolders(dataDir: string, uid: string, version = '', sha256 = ''): { packageDir: string; dataDir: string } {
+  return {
+    packageDir: join(dataDir, 'modules', 'packages', uid, `${version}-${sha256.slice(0, 16)}`),
+    dataDir: join(dataDir, 'modules', 'data', uid),
+  };
+}
+
+export class SiteModules implements RunningModules {
+  private host: ModuleHost | null = null;
+  private readonly active = new Map<string, ActiveModule>();
+  private extensions: readonly MarkdownExtension[] = [];
+  private renderSet = '';
+  private chain: Promise<void> = Promise.resolve();
+  private readonly offs: (() => void)[] = [];
+  private readonly reported = new Map<string, string>();
+  private closed = false;
+  /** Told when the set of markdown modules changed (the background re-render starts). */
+  onRenderSetChange: ((set: string) => void) | null = null;
+
+  constructor(private readonly rt: Deps, readonly safeMode = false) {}
+
+  /** Reconciles now, then on every `modules` message and bus reconnect. */
+  async start(): Promise<void> {
+    setMarkdownProvider(this.provider);
+    this.offs.push(this.rt.bus.subscribe(MODULES_CHANNEL, () => void this.reconcile()));
+    this.offs.push(this.rt.bus.onReconnect(() => void this.reconcile()));
+    if (this.safeMode) this.rt.log.warn('safe mode: every module is disabled (ATRIUM_SAFE_MODE)');
+    await this.reconcile();
+  }
+
+  /** Brings this instance to the wanted state (one run at a time, in order). */
+  reconcile(): Promise<void> {
+    this.chain = this.chain.then(() => this.reconcileOnce()).catch((err: unknown) => {
+      this.rt.log.error('module reconcile failed', { err: String(err) });
+    });
+    return this.chain;
+  }
+
+  list(): ActiveModule[] {
+    return [...this.active.values()];
+  }
+
+  status(uid: string): ModuleStatus | null {
+    return this.host?.status(uid) ?? null;
+  }
+
+  get moduleHost(): ModuleHost | null {
+    return this.host;
+  }
+
+  get currentRenderSet(): string {
+    return this.renderSet;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const off of this.offs) off();
+    await this.chain;
+    this.host?.close();
+    setMarkdownProvider(null);
+  }
+
+  private readonly provider: MarkdownProvider = {
+    current: () => ({ extensions: this.extensions, renderSet: this.renderSet }),
+    render: async (uid, items, ctx) => {
+      if (!this.host) throw new Error('no module host');
+      return this.host.call(uid, 'markdown', [items, ctx]);
+    },
+    reportFailure: (uid, err) => {
+      const reason = (err instanceof Error ? err.message : String(err)).slice(0, 240);
+      this.rt.log.error('module markdown failed', { uid, reason });
+      if (this.reported.get(uid) === reason) return;
+      this.reported.set(uid, reason);
+      void this.rt.db.update(moduleInstall).set({ reason, updateTime: now() }).where(eq(moduleInstall.uid, uid)).catch(() => undefined);
+    },
+  };
+
+  private hostFor(): ModuleHost {
+    this.host ??= new ModuleHost({
+      kv: new DbKvBackend(this.rt.db),
+      runtimeDir: join(this.rt.config.dataDir, 'modules', 'run'),
+      onDisabled: (uid, reason) => void this.disable(uid, `crashed: ${reason}`),
+      onOutput: (uid, stream, line) => this.rt.log[stream === 'stderr' ? 'warn' : 'info'](`module ${uid}: ${line.slice(0, 500)}`),
+    });
+    return this.host;
+  }
+
+  /** Disables a module everywhere (wanted state) with the reason, and tells every instance. */
+  private async disable(uid: string, reason: string): Promise<void> {
+    await this.rt.db.update(moduleInstall).set({ enabled: 0, reason: reason.slice(0, 255), updateTime: now() }).where(eq(moduleInstall.uid, uid));
+    this.rt.log.error('module disabled', { uid, reason });
+    await this.rt.bus.publish(MODULES_CHANNEL, { uid, change: 'disabled' });
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    if (this.closed) return;
+    const rows = this.safeMode ? [] : await this.rt.db.select().from(moduleInstall).where(and(eq(moduleInstall.enabled, 1), ne(moduleInstall.sha256, '')));
+    const wanted = new Map(rows.map((r) => [r.uid, r]));
+    for (const [uid, a] of this.active) {
+      const w = wanted.get(uid);
+      if (w && w.sha256 === a.sha256 && w.version === a.version) continue;
+      this.host?.unregister(uid);
+      this.active.delete(uid);
+    }
+    for (const row of rows) {
+      if (this.active.has(row.uid)) continue;
+      try {
+        this.active.set(row.uid, await this.activate(row));
+        this.reported.delete(row.uid);
+      } catch (err) {
+        // Activation that fails leaves the module disabled, with the reason for administrators.
+        await this.disable(row.uid, `activation failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    const markdown = [...this.active.values()].filter((a) => a.manifest.contributes.markdown).sort((a, b) => (a.uid < b.uid ? -1 : 1));
+    const set = markdown.map((a) => `${a.uid}@${a.version}`).join(',');
+    if (set !== this.renderSet) {
+      this.extensions = markdown.map((a) => ({ uid: a.uid, ...a.manifest.contributes.markdown }));
+      this.renderSet = set;
+      this.rt.log.info('module markdown set', { set: set || '(none)' });
+      await this.rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+      this.onRenderSetChange?.(set);
+    }
+  }
+
+  private async activate(row: typeof moduleInstall.$inferSelect): Promise<ActiveModule> {
+    const folders = moduleFolders(this.rt.config.dataDir, row.uid, row.version, row.sha256);
+    if (!existsSync(join(folders.packageDir, MANIFEST_FILE))) {
+      const [v] = await this.rt.db.select({ packagePath: moduleVersion.packagePath, packageSize: moduleVersion.packageSize })
+        .from(moduleVersion).innerJoin(module, eq(module.id, moduleVersion.moduleId))
+        .where(and(eq(module.uid, row.uid), eq(moduleVersion.version, row.version))).limit(1);
+      const source = v ? await storedPackage(this.rt, v.packagePath, v.packageSize) : null;
+      if (!source) throw new Error(`the package of ${row.uid} ${row.version} is not in the package store`);
+      const actual = await sha256Of(source);
+      if (actual !== row.sha256) throw new Error(`the package of ${row.uid} ${row.version} no longer matches the installed sha256`);
+      await rm(folders.packageDir, { recursive: true, force: true });
+      await unpackPackage(source, folders.packageDir);
+    }
+    const manifest = Manifest.parse(JSON.parse(await readFile(join(folders.packageDir, MANIFEST_FILE), 'utf8')));
+    if (manifest.uid !== row.uid || manifest.version !== row.version) throw new Error(`the package is ${manifest.uid} ${manifest.version}`);
+    const hooks = hooksOf(manifest);
+    if (manifest.entry.server && hooks.length) {
+      this.hostFor().register({ uid: row.uid, version: row.version, packageDir: folders.packageDir, dataDir: folders.dataDir, serverEntry: manifest.entry.server, hooks });
+    }
+    return { uid: row.uid, version: row.version, sha256: row.sha256, manifest, packageDir: folders.packageDir };
+  }
+}

@@ -1,0 +1,206 @@
+// Modules that install and run, through the HTTP API of a built server (in process, so the test
+// reads the database and the module host): a markdown module installed from the market renders
+// `$…$` in posts (in its own host process), the stored render records the module set and is
+// rendered again in the background; upgrade, rollback, disable, uninstall and purge change what
+// readers see without a restart; a module whose hook throws leaves the page whole and is reported;
+// a package changed after review is refused; safe mode starts with every module disabled.
+import { writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../src/lib/server/account/users';
+import { askCategory, askPost, module, moduleInstall, moduleKv, moduleVersion } from '../../src/lib/server/db/schema';
+import { packageFile } from '../../src/lib/server/market/packages';
+import { inspectPackage } from '../../src/lib/server/modules/inspect';
+import { installModule } from '../../src/lib/server/modules/installs';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
+import type { Runtime } from '../../src/lib/server/runtime';
+import { runCommand } from '../../src/server/cli';
+import { startInProcess, type InProcessServer } from '../helpers/in-process';
+import { loginAs } from '../helpers/members';
+import { modulePackage } from '../helpers/module-package';
+import { postJson, raw } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
+
+type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
+
+let srv: InProcessServer;
+let rt: Runtime;
+const people: Record<string, { id: number; token: string }> = {};
+
+const post = async <T = Record<string, unknown>>(name: string, path: string, body: unknown, lang = 'en'): Promise<Env<T>> =>
+  (await postJson(srv.url, path, body, { 'think-lang': lang, 'ba-user-token': people[name]!.token })).json<Env<T>>();
+
+/** A markdown module whose server half upper-cases `$…$` (and marks its version's class). */
+function shout(version: string, opts: { cls?: string; throws?: boolean } = {}): Buffer {
+  const server = opts.throws
+    ? 'export default { hooks: { markdown() { throw new Error("shout broke"); } } };\n'
+    : `const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+export default { hooks: { async markdown(items, ctx) {
+  await ctx.store.set('last', items.length);
+  return items.map((i) => '<math' + (i.kind === 'inline' ? '' : ' display="block"') + '><mi class="${opts.cls ?? 'shout'}" onclick="x()">' + esc(i.src.toUpperCase()) + '</mi></math><script>alert(1)</script>');
+} } };\n`;
+  return modulePackage('shout', version, [
+    { name: 'server/index.mjs', data: Buffer.from(server) },
+    { name: 'style.css', data: Buffer.from('.shout{font-weight:bold}\n') },
+  ], {
+    entry: { server: 'server/index.mjs' },
+    capabilities: ['markdown', 'storage'],
+    contributes: { markdown: { inline: [{ open: '$', close: '$' }], block: [{ open: '$$', close: '$$' }], css: 'style.css' } },
+  });
+}
+
+let moduleId = 0;
+
+/** Publishes a version of `shout` in the market, its package stored and its sha256 approved. */
+async function publish(version: string, bytes: Buffer): Promise<void> {
+  const inspected = await inspectPackage(bytes);
+  if (!inspected.ok) throw new Error(JSON.stringify(inspected.problems));
+  const packagePath = `test/shout-${version}-${inspected.sha256.slice(0, 8)}.zip`;
+  const file = packageFile(rt, packagePath)!;
+  await mkdir(dirname(file), { recursive: true });
+  writeFileSync(file, bytes);
+  const t = Math.floor(Date.now() / 1000);
+  await rt.db.insert(moduleVersion).values({
+    moduleId, version, changelog: '', packagePath, packageName: `shout-${version}.zip`, packageSize: bytes.length, sha256: inspected.sha256,
+    reviewedSha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files, status: 'published', publishTime: t, createTime: t,
+  });
+  await rt.db.update(module).set({ latestVersion: version }).where(eq(module.id, moduleId));
+}
+
+/** Waits until this instance runs `set` (the bus message reached it and it reconciled). */
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + scaled(10_000);
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const page = async (id: number): Promise<string> => (await raw(srv.url, `/ask/info/${id}`, { headers: { cookie: 'ba-lang=en' } })).text;
+let postId = 0;
+
+beforeAll(async () => {
+  srv = await startInProcess();
+  rt = srv.runtime;
+  for (const [name, groupId] of [['boss', ADMIN_GROUP], ['writer', 1]] as const) {
+    const row = await createUser(rt.db, { username: name, password: 'lifecycle1', groupId });
+    people[name] = { id: row.id, token: (await loginAs(srv.url, rt, name, 'lifecycle1')).token };
+  }
+  await installModule(rt.db, 'editor');
+  const t = Math.floor(Date.now() / 1000);
+  const [m] = await rt.db.insert(module).values({ uid: 'shout', developerId: people.boss!.id, name: 'Shout', category: 'tools', status: 'published', createTime: t, updateTime: t }).returning();
+  moduleId = m!.id;
+  await publish('1.0.0', shout('1.0.0'));
+  const [discussion] = await rt.db.select({ id: askCategory.id }).from(askCategory).where(eq(askCategory.slug, 'discussion'));
+  const created = await post<{ id: number }>('writer', '/api/ask/post', { title: 'Energy and mass', content: 'Energy $E=mc^2$ costs $5 and $10.', category_id: discussion!.id, nonce: 'lifecycle-1' });
+  expect(created.code, created.msg).toBe(1);
+  postId = created.data.id;
+}, scaled(120_000));
+
+afterAll(async () => { await srv?.stop(); });
+
+describe('a markdown module', () => {
+  it('is text before it is installed, and no module host runs', async () => {
+    expect(await page(postId)).toContain('Energy $E=mc^2$ costs $5 and $10.');
+    expect(rt.modules.moduleHost).toBeNull();
+  });
+
+  it('renders posts once installed from the market, in its own process, sanitised, without a restart', async () => {
+    const installed = await post('boss', '/api/modules/install', { uid: 'shout' });
+    expect(installed).toMatchObject({ code: 1, data: { installed: true, version: '1.0.0' } });
+    await until(() => rt.modules.currentRenderSet === 'shout@1.0.0', 'the set');
+    const html = await page(postId);
+    expect(html).toContain('<span class="md-ext" data-ext="shout"><math><mi class="shout">E=MC^2</mi></math></span> costs $5 and $10.');
+    expect(html).not.toContain('onclick');
+    expect(html).not.toContain('alert(1)');
+    expect(rt.modules.status('shout')).toMatchObject({ state: 'running', pid: expect.any(Number) });
+    // The module's store is its own, kept by the site.
+    expect(await rt.db.select().from(moduleKv).where(eq(moduleKv.moduleUid, 'shout'))).toEqual([expect.objectContaining({ key: 'last', value: 1 })]);
+    await until(async () => (await rt.db.select({ s: askPost.renderSet }).from(askPost).where(eq(askPost.id, postId)))[0]?.s === 'shout@1.0.0', 'the stored render');
+    const audit = (await raw(srv.url, '/api/admin/audit?action=module:install', { headers: { 'ba-user-token': people.boss!.token } })).json<Env<{ list: { action: string; target: string; after: string }[] }>>();
+    expect(audit.data.list).toEqual([expect.objectContaining({ action: 'module:install', target: 'shout', after: '1.0.0' })]);
+  });
+
+  it('upgrades to a version that renders differently, and rolls back', async () => {
+    await publish('1.1.0', shout('1.1.0', { cls: 'shout-loud' }));
+    const up = await post('boss', '/api/modules/lifecycle', { uid: 'shout', action: 'upgrade' });
+    expect(up).toMatchObject({ code: 1, msg: 'shout upgraded to 1.1.0', data: { version: '1.1.0' } });
+    await until(() => rt.modules.currentRenderSet === 'shout@1.1.0', 'the upgrade');
+    expect(await page(postId)).toContain('<mi class="shout-loud">E=MC^2</mi>');
+    const again = await post('boss', '/api/modules/lifecycle', { uid: 'shout', action: 'upgrade' }, 'zh-cn');
+    expect(again).toMatchObject({ code: 0, msg: 'shout 1.1.0 已是最新版本' });
+    const back = await post('boss', '/api/modules/lifecycle', { uid: 'shout', action: 'rollback' });
+    expect(back).toMatchObject({ code: 1, msg: 'shout is back at 1.0.0' });
+    await until(() => rt.modules.currentRenderSet === 'shout@1.0.0', 'the rollback');
+    expect(await page(postId)).toContain('<mi class="shout">E=MC^2</mi>');
+  });
+
+  it('shows the source while disabled, and renders again once enabled', async () => {
+    expect((await post('boss', '/api/modules/lifecycle', { uid: 'shout', action: 'disable' })).code).toBe(1);
+    await until(() => rt.modules.currentRenderSet === '', 'the disable');
+    expect(await page(postId)).toContain('Energy $E=mc^2$ costs');
+    expect(rt.modules.status('shout')).toBeNull();
+    expect((await post('boss', '/api/modules/lifecycle', { uid: 'shout', action: 'enable' })).code).toBe(1);
+    await until(() => rt.modules.currentRenderSet === 'shout@1.0.0', 'the enable');
+    expect(await page(postId)).toContain('<mi class="shout">E=MC^2</mi>');
+  });
+
+  it('is refused by members who are not administrators', async () => {
+    const refused = await post('writer', '/api/modules/lifecycle', { uid: 'shout', action: 'disable' });
+    expect(refused.code).toBe(401);
+    expect(rt.modules.currentRenderSet).toBe('shout@1.0.0');
+  });
+
+  it('uninstalls keeping its data, or with --purge removing it; the post shows its source', async () => {
+    const out: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t), cwd: process.cwd() };
+    expect(await runCommand(['module:uninstall', 'shout'], rt, io)).toBe(0);
+    await until(() => rt.modules.currentRenderSet === '', 'the uninstall');
+    expect(await page(postId)).toContain('Energy $E=mc^2$ costs');
+    expect(await rt.db.select().from(moduleKv).where(eq(moduleKv.moduleUid, 'shout'))).toHaveLength(1);
+    expect(await runCommand(['module:install', 'shout@1.1.0'], rt, io)).toBe(0);
+    await until(() => rt.modules.currentRenderSet === 'shout@1.1.0', 'the CLI install');
+    expect(await runCommand(['module:list'], rt, io)).toBe(0);
+    expect(out.join('')).toMatch(/shout\t1\.1\.0\tenabled\tsha256 [0-9a-f]{12}/);
+    expect(await runCommand(['module:uninstall', 'shout', '--purge'], rt, io)).toBe(0);
+    expect(await rt.db.select().from(moduleKv).where(eq(moduleKv.moduleUid, 'shout'))).toHaveLength(0);
+  });
+});
+
+describe('a faulty module', () => {
+  it('that throws in its hook leaves the page whole, showing the source, and is reported', async () => {
+    await publish('2.0.0', shout('2.0.0', { throws: true }));
+    expect((await post('boss', '/api/modules/install', { uid: 'shout' })).code).toBe(1);
+    await until(() => rt.modules.currentRenderSet === 'shout@2.0.0', 'the install');
+    const html = await page(postId);
+    expect(html).toContain('<code class="md-ext-source" data-ext="shout">$E=mc^2$</code>');
+    expect(html).toContain('Energy and mass');
+    await until(async () => (await rt.db.select({ r: moduleInstall.reason }).from(moduleInstall).where(eq(moduleInstall.uid, 'shout')))[0]?.r.includes('shout broke') ?? false, 'the report');
+  });
+
+  it('whose package changed after review is refused at install', async () => {
+    const [v] = await rt.db.select().from(moduleVersion).where(and(eq(moduleVersion.moduleId, moduleId), eq(moduleVersion.version, '1.0.0')));
+    const file = packageFile(rt, v!.packagePath)!;
+    writeFileSync(file, shout('1.0.0', { cls: 'tampered' }));
+    const res = await post('boss', '/api/modules/lifecycle', { uid: 'shout', action: 'install', version: '1.0.0' });
+    expect(res).toMatchObject({ code: 0, msg: 'The package of shout 1.0.0 is not the one that was reviewed (its sha256 changed since approval): installation refused' });
+    const [row] = await rt.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'shout'));
+    expect(row?.version).toBe('2.0.0');
+  });
+});
+
+describe('safe mode', () => {
+  it('starts with every module disabled, whatever the wanted state', async () => {
+    const safe = await startInProcess({ ATRIUM_SAFE_MODE: '1' });
+    try {
+      await safe.runtime.db.insert(moduleInstall).values({ uid: 'shout', version: '1.0.0', createTime: 0, sha256: 'a'.repeat(64) });
+      await safe.runtime.modules.reconcile();
+      expect(safe.runtime.modules.safeMode).toBe(true);
+      expect(safe.runtime.modules.list()).toEqual([]);
+    } finally {
+      await safe.stop();
+    }
+  });
+});
