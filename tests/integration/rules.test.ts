@@ -110,6 +110,36 @@ describe('rules and menus edited (PGlite)', () => {
     expect(framed.text).toMatch(/<iframe[^>]*sandbox="/);
   });
 
+  it('leaves an iframe menu out of the menus once its origin is taken from user_iframe_allow (its page answers 404), and back in when allowed again', async () => {
+    const target = `/user/iframe/${encodeURIComponent('https://docs.example.com/start')}`;
+    const allow = async (value: string): Promise<void> => {
+      const saved = await call.post('/api/admin/settings', { values: { user_iframe_allow: value } }, boss);
+      expect(saved.code, saved.msg).toBe(1);
+    };
+    const entries = async (): Promise<string[]> => {
+      const index = await call.get<{ menus: { children: { name: string }[] }[] }>('/api/index/index?requiredLogin=1', alice);
+      expect(index.code, index.msg).toBe(1);
+      return index.data.menus.flatMap((m) => m.children.map((c) => c.name));
+    };
+    expect(await entries()).toContain('account/docs');
+    await allow('https://elsewhere.example.com');
+    try {
+      // Neither the index call nor the member center's menu offers a page that would answer 404.
+      const names = await entries();
+      expect(names).not.toContain('account/docs');
+      expect(names).toContain('account/handbook');
+      const page = await call.page('/user/account/overview', alice, 'en');
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain(`href="${target}"`);
+      expect(page.text).toContain('href="https://handbook.example.org/"');
+      expect((await call.page(target, alice)).status).toBe(404);
+    } finally {
+      await allow('https://docs.example.com');
+    }
+    expect(await entries()).toContain('account/docs');
+    expect((await call.page('/user/account/overview', alice, 'en')).text).toContain(`href="${target}"`);
+  });
+
   it('refuses an iframe menu from an origin nobody allowed, in both languages', async () => {
     const account = await byName('account', 'menu_dir');
     const body = { ...MENU, pid: account.id, name: 'account/evil', title: '外站', menu_type: 'iframe', url: 'https://evil.example.net/' };
