@@ -4,7 +4,6 @@
 // keeping what was changed; iframe menus only from allowed origins; the route rule lookup
 // (GET /api/index/route) with its redirect; on PostgreSQL + Redis, a menu added on one instance shows
 // on the other at once.
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -16,6 +15,7 @@ import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP, MEMBER_GROUP, seedDefaults } from '../../src/lib/server/site/seed';
 import { userGroup, userRule } from '../../src/lib/server/db/schema';
+import { cliRunner } from '../helpers/cli';
 import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T & { fields?: Record<string, string> } };
@@ -52,17 +52,6 @@ const api = (url: string) => ({
   post: async (path: string, body: unknown, who: Who, lang = 'en'): Promise<Env> => (await postJson(url, path, body, { 'ba-user-token': who.token, 'think-lang': lang })).json<Env>(),
   page: (path: string, who: Who, lang = 'en') => raw(url, path, { headers: { cookie: `${who.cookie}; ba-lang=${lang}` } }),
 });
-
-function cliRunner(env: Record<string, string>) {
-  return (...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> => new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/cli.mjs'), ...args], { env: { ...(process.env as Record<string, string>), ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', ...env }, cwd: TMP });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 const MENU = { type: 'menu', icon: '', extend: 'none', redirect: '', remark: '', path: '' };
 
