@@ -2,58 +2,27 @@
 // holding only the reports rules with the rule picker (children bring their parents), moves a
 // member into it, and that member can handle reports but meets the permission page everywhere
 // else in the member center, its links gone.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import admin from '../../src/lib/i18n/en/admin';
 import user from '../../src/lib/i18n/en/user';
 import zhUser from '../../src/lib/i18n/zh-cn/user';
-import { startServer, type TestServer } from '../helpers/server';
-import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
-import { readConfig } from '../../src/lib/server/env';
-import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { scaled } from '../helpers/time-scale.mjs';
+import { PASSWORD, usePrivateSite, withRuntime } from './private-site';
 
-const PASSWORD = 'secret123';
-
-let srv: TestServer;
-let dataDir: string;
 let miaId = 0;
 
-test.beforeAll(async () => {
-  test.setTimeout(scaled(180_000));
-  mkdirSync(TMP, { recursive: true });
-  dataDir = mkdtempSync(join(TMP, 'e2e-groups-'));
-  if (existsSync(join(TEMPLATE_DIR, 'db'))) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
-  const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', DATA_DIR: dataDir }));
-  try {
-    await rt.site.set('user_login_captcha', '0');
-    await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: ADMIN_GROUP });
-    miaId = (await createUser(rt.db, { username: 'mia', email: 'mia@example.com', password: PASSWORD })).id;
-  } finally {
-    await rt.close();
-  }
-  srv = await startServer({ dataDir, env: { DEPLOY_POLL_SECONDS: '0' } });
-});
-
-test.afterAll(async () => {
-  await srv?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-/** Logs in through the API from the page's own context, so the browser holds the session cookies. */
-async function logIn(page: Page, username: string, lang: 'en' | 'zh-cn'): Promise<void> {
-  await page.context().addCookies([{ name: 'ba-lang', value: lang, url: srv.url }]);
-  const res = await page.request.post(`${srv.url}/api/user/checkIn`, { data: { tab: 'login', username, password: PASSWORD, keep: false } });
-  expect((await res.json()).code).toBe(1);
-}
+const srv = usePrivateSite('groups', (dataDir) => withRuntime(dataDir, async (rt) => {
+  await rt.site.set('user_login_captcha', '0');
+  await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: ADMIN_GROUP });
+  miaId = (await createUser(rt.db, { username: 'mia', email: 'mia@example.com', password: PASSWORD })).id;
+}));
 
 test('an administrator creates a Moderators group and moves a member into it; the member handles reports and nothing else', async ({ browser }) => {
   test.setTimeout(scaled(120_000));
   const bossPage = await (await browser.newContext()).newPage();
-  await logIn(bossPage, 'boss', 'en');
+  await srv.logIn(bossPage, 'boss', 'en');
   await bossPage.goto(`${srv.url}/admin/groups`);
   await expect(bossPage.getByRole('heading', { level: 1, name: admin['admin.section.groups'] })).toBeVisible();
   // The default groups carry their English names on an English page.
@@ -85,7 +54,7 @@ test('an administrator creates a Moderators group and moves a member into it; th
 
   // The member, in Chinese: reports open, the balance page refused with its link gone.
   const miaPage = await (await browser.newContext()).newPage();
-  await logIn(miaPage, 'mia', 'zh-cn');
+  await srv.logIn(miaPage, 'mia', 'zh-cn');
   const reports = await miaPage.goto(`${srv.url}/user/ask/reports`);
   expect(reports?.status()).toBe(200);
   const menu = miaPage.locator('#member-menu');

@@ -1,66 +1,38 @@
 // Issue 28 in Chromium: the console asks before granting the administrators' group (its own dialog,
 // in the page's language, driven by the keyboard), and content removed from Reports shows up as
 // handled in the reporter's own list in the member center. Its own site and server.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import zh from '../../src/lib/i18n/zh-cn/admin';
 import en from '../../src/lib/i18n/en/admin';
 import zhAsk from '../../src/lib/i18n/zh-cn/ask';
 import enAsk from '../../src/lib/i18n/en/ask';
 import zhUser from '../../src/lib/i18n/zh-cn/user';
-import { startServer, type TestServer } from '../helpers/server';
-import { prepareAdminSite, PASSWORD, type AdminSite } from '../helpers/admin-site';
-import { TEMPLATE_DIR, TMP, ROOT } from '../helpers/paths';
-import { readConfig } from '../../src/lib/server/env';
-import { createRuntime } from '../../src/lib/server/boot/runtime';
+import { prepareAdminSite, type AdminSite } from '../helpers/admin-site';
 import { createUser } from '../../src/lib/server/account/users';
 import { recordAction } from '../../src/lib/server/admin/audit';
-import { scaled } from '../helpers/time-scale.mjs';
+import { PASSWORD, usePrivateSite, withRuntime } from './private-site';
 
-let srv: TestServer;
 let site: AdminSite;
-let dataDir: string;
 const ids: Record<string, number> = {};
-
-async function logIn(context: BrowserContext, username: string, lang: 'zh-cn' | 'en' = 'zh-cn'): Promise<Page> {
-  const res = await context.request.post(`${srv.url}/api/user/checkIn`, { data: { tab: 'login', username, password: PASSWORD }, headers: { origin: srv.url } });
-  expect((await res.json() as { code: number }).code).toBe(1);
-  await context.addCookies([{ name: 'ba-lang', value: lang, url: srv.url }]);
-  return context.newPage();
-}
 
 test.describe('moderation and confirmations', () => {
   test.use({ viewport: { width: 1366, height: 900 } });
 
-  test.beforeAll(async () => {
-    test.setTimeout(scaled(180_000));
-    mkdirSync(TMP, { recursive: true });
-    dataDir = mkdtempSync(join(TMP, 'e2e-moderation-'));
-    if (existsSync(join(TEMPLATE_DIR, 'db'))) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
+  const srv = usePrivateSite('moderation', async (dataDir) => {
     site = await prepareAdminSite({ DATA_DIR: dataDir });
-    const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, DATA_DIR: dataDir, LOG_LEVEL: 'warn' }));
-    try {
+    await withRuntime(dataDir, async (rt) => {
       ids.boss = (await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: 2 })).id;
       ids.carol = (await createUser(rt.db, { username: 'carol', email: 'carol@example.com', password: PASSWORD })).id;
       ids.dave = (await createUser(rt.db, { username: 'dave', email: 'dave@example.com', password: PASSWORD })).id;
       // An audit row with a long target and a long value: the table has to share its width.
       await recordAction(rt.db, { id: ids.boss, username: 'administrator', ip: '127.0.0.1' }, 'config:set', `upload_allowed_mime_types_${'x'.repeat(80)}`, '',
         Array.from({ length: 30 }, (_, i) => `image/type-${i}`).join(', '));
-    } finally {
-      await rt.close();
-    }
-    srv = await startServer({ dataDir, env: { DEPLOY_POLL_SECONDS: '0' } });
-  });
-
-  test.afterAll(async () => {
-    await srv?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    });
   });
 
   test('granting the administrators group asks first; Esc keeps things as they were, Enter on Confirm applies', async ({ browser }) => {
     const context = await browser.newContext({ locale: 'zh-CN' });
-    const page = await logIn(context, 'boss');
+    const page = await srv.logIn(context, 'boss', 'zh-cn');
     await page.goto(`${srv.url}/admin/members/${ids.carol}`);
     const group = page.locator('.admin-kv dd').nth(3);
     await expect(group).toHaveText(zh['admin.group.default.members']);
@@ -125,7 +97,7 @@ test.describe('moderation and confirmations', () => {
 
   test("content removed from Reports shows as handled in the reporter's member center, in her language", async ({ browser }) => {
     const context = await browser.newContext({ locale: 'zh-CN' });
-    const page = await logIn(context, 'boss');
+    const page = await srv.logIn(context, 'boss', 'zh-cn');
     await page.goto(`${srv.url}/admin/reports`);
     const report = page.locator(`[data-report="${site.reportId}"]`);
     await expect(report).toContainText('spam link');
@@ -139,7 +111,7 @@ test.describe('moderation and confirmations', () => {
 
     // Alice reported it: her list says what became of it, in Chinese and in English.
     const own = await browser.newContext({ locale: 'zh-CN' });
-    const alice = await logIn(own, 'alice');
+    const alice = await srv.logIn(own, 'alice', 'zh-cn');
     await alice.goto(`${srv.url}/user/ask/myReports`);
     await expect(alice.getByRole('heading', { level: 1, name: zhUser['user.menu.ask/myReports'] })).toBeVisible();
     const item = alice.locator('[data-my-report]').first();

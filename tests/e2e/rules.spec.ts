@@ -2,51 +2,21 @@
 // link menu and an iframe menu from the rule editor and a member sees both in the member center (the
 // iframe sandboxed); siblings reordered with the keyboard (Move up / Move down, focus kept); a route
 // rule with an internal redirect followed in-app and one with an external redirect by a full load.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import admin from '../../src/lib/i18n/en/admin';
-import { startServer, type TestServer } from '../helpers/server';
-import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
-import { readConfig } from '../../src/lib/server/env';
-import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { scaled } from '../helpers/time-scale.mjs';
+import { PASSWORD, usePrivateSite, withRuntime } from './private-site';
 
-const PASSWORD = 'secret123';
 const DOCS = 'https://docs.example.com';
 
-let srv: TestServer;
-let dataDir: string;
-
-test.beforeAll(async () => {
-  test.setTimeout(scaled(180_000));
-  mkdirSync(TMP, { recursive: true });
-  dataDir = mkdtempSync(join(TMP, 'e2e-rules-'));
-  if (existsSync(join(TEMPLATE_DIR, 'db'))) cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
-  const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', DATA_DIR: dataDir }));
-  try {
-    await rt.site.set('user_login_captcha', '0');
-    await rt.site.set('user_iframe_allow', DOCS);
-    await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: ADMIN_GROUP });
-    await createUser(rt.db, { username: 'mia', email: 'mia@example.com', password: PASSWORD });
-  } finally {
-    await rt.close();
-  }
-  srv = await startServer({ dataDir, env: { DEPLOY_POLL_SECONDS: '0' } });
-});
-
-test.afterAll(async () => {
-  await srv?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function logIn(page: Page, username: string, lang: 'en' | 'zh-cn'): Promise<void> {
-  await page.context().addCookies([{ name: 'ba-lang', value: lang, url: srv.url }]);
-  const res = await page.request.post(`${srv.url}/api/user/checkIn`, { data: { tab: 'login', username, password: PASSWORD, keep: false } });
-  expect((await res.json()).code).toBe(1);
-}
+const srv = usePrivateSite('rules', (dataDir) => withRuntime(dataDir, async (rt) => {
+  await rt.site.set('user_login_captcha', '0');
+  await rt.site.set('user_iframe_allow', DOCS);
+  await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: ADMIN_GROUP });
+  await createUser(rt.db, { username: 'mia', email: 'mia@example.com', password: PASSWORD });
+}));
 
 interface Rule { id: number; pid: number; name: string; type: string }
 const rulesOf = async (page: Page): Promise<Rule[]> => (await (await page.request.get(`${srv.url}/api/admin/rules`)).json()).data.list;
@@ -54,7 +24,7 @@ const rulesOf = async (page: Page): Promise<Rule[]> => (await (await page.reques
 test('an administrator adds a link menu and an iframe menu in the console; a member sees both', async ({ browser }) => {
   test.setTimeout(scaled(120_000));
   const bossPage = await (await browser.newContext()).newPage();
-  await logIn(bossPage, 'boss', 'en');
+  await srv.logIn(bossPage, 'boss', 'en');
   await bossPage.goto(`${srv.url}/admin/groups`);
   await expect(bossPage.getByRole('heading', { level: 2, name: admin['admin.rules.heading'] })).toBeVisible();
   const account = (await rulesOf(bossPage)).find((r) => r.name === 'account' && r.type === 'menu_dir')!;
@@ -80,7 +50,7 @@ test('an administrator adds a link menu and an iframe menu in the console; a mem
   // The member, in English: both entries under My account, the iframe embedded with a sandbox.
   const miaPage = await (await browser.newContext()).newPage();
   await miaPage.route(`${DOCS}/**`, (route) => route.fulfill({ contentType: 'text/html', body: '<h1>Embedded handbook</h1>' }));
-  await logIn(miaPage, 'mia', 'en');
+  await srv.logIn(miaPage, 'mia', 'en');
   await miaPage.goto(`${srv.url}/user/account/overview`);
   const nav = miaPage.locator('#member-menu');
   await expect(nav.getByRole('link', { name: 'Handbook' })).toHaveAttribute('href', 'https://handbook.example.org/');
@@ -94,7 +64,7 @@ test('an administrator adds a link menu and an iframe menu in the console; a mem
 test('siblings reordered with the keyboard: Move down keeps the focus and the order holds after a reload', async ({ browser }) => {
   test.setTimeout(scaled(90_000));
   const page = await (await browser.newContext()).newPage();
-  await logIn(page, 'boss', 'en');
+  await srv.logIn(page, 'boss', 'en');
   await page.goto(`${srv.url}/admin/groups`);
   const account = (await rulesOf(page)).find((r) => r.name === 'account' && r.type === 'menu_dir')!;
   const level = page.locator(`ul[data-rule-pid="${account.id}"]`);
@@ -123,7 +93,7 @@ test('siblings reordered with the keyboard: Move down keeps the focus and the or
 test('a route rule with an internal redirect is followed in-app, one with an external redirect by a full load', async ({ browser }) => {
   test.setTimeout(scaled(90_000));
   const bossPage = await (await browser.newContext()).newPage();
-  await logIn(bossPage, 'boss', 'en');
+  await srv.logIn(bossPage, 'boss', 'en');
   // The internal one through the console's form, the external one through its API.
   await bossPage.goto(`${srv.url}/admin/groups`);
   await bossPage.getByText(admin['admin.rules.new'], { exact: true }).click();
@@ -170,7 +140,7 @@ test('a route rule with an internal redirect is followed in-app, one with an ext
 test('badges are never split over two lines at 390 px (console tables, the rule editor, the member center)', async ({ browser }) => {
   test.setTimeout(scaled(90_000));
   const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-  await logIn(page, 'boss', 'en');
+  await srv.logIn(page, 'boss', 'en');
   for (const path of ['/admin/members', '/admin/groups', '/user/ask/myReports']) {
     await page.goto(`${srv.url}${path}`);
     const split = await page.locator('.badge, .admin-badge').evaluateAll((els) => els

@@ -3,7 +3,6 @@
 // member API route refusing a group without its declared rule (401 and the permission page, the
 // menu link gone); no escalation by an administrator whose group lacks `*`; on PostgreSQL + Redis,
 // a change made on one instance (console or CLI) holds on the other at once.
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP, MEMBER_GROUP } from '../../src/lib/server/site/seed';
 import { createGroup, ruleIdsOf } from '../../src/lib/server/admin/groups';
+import { cliRunner } from '../helpers/cli';
 import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> & { fields?: Record<string, string> } };
@@ -60,17 +60,6 @@ async function ruleIds(get: (path: string, who: Who) => Promise<Env>, admin: Who
   const walk = (nodes: RuleRow[]): void => { for (const n of nodes) { out.set(n.name, [...(out.get(n.name) ?? []), n.id]); walk(n.children ?? []); } };
   walk(list.find((g) => g.id === ADMIN_GROUP)!.tree);
   return out;
-}
-
-function cliRunner(env: Record<string, string>) {
-  return (...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> => new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/cli.mjs'), ...args], { env: { ...(process.env as Record<string, string>), ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', ...env }, cwd: TMP });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
 }
 
 describe('groups and enforced rules (PGlite)', () => {

@@ -9,19 +9,22 @@ import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, like, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from '@playwright/test';
+import { chromium, type Browser, type Page } from '@playwright/test';
 import { readConfig } from '../../src/lib/server/env';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
+import zhAdmin from '../../src/lib/i18n/zh-cn/admin';
 import { createPost } from '../../src/lib/server/ask/posts';
 import { installModule, isInstalled } from '../../src/lib/server/modules/installs';
 import { saveModel } from '../../src/lib/server/chat/models';
-import { askCategory, attachment, user } from '../../src/lib/server/db/schema';
+import { askCategory, attachment, user, userRule } from '../../src/lib/server/db/schema';
 import { freshPostgres, startServer, type TestServer } from '../helpers/server';
 import { NGINX_MISSING, startNginx, viaTls, type Nginx } from '../helpers/nginx';
+import { startHttpsTunnel } from '../helpers/https-tunnel';
 import { openSse } from '../helpers/sse';
 import { startMockOpenAI, mockReplyWords, type MockOpenAI } from '../helpers/mock-openai';
 import { startSwift, swiftInstalled, type SwiftStore } from '../helpers/swift';
@@ -204,6 +207,118 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
       expect(cookies.find((c) => c.name === 'ba-user-token')?.secure).toBe(true);
     } finally {
       await browser.close();
+    }
+  });
+
+  // Issue 28: menus are data, not code. An administrator adds a link menu and an iframe menu in the
+  // console of instance 1, in Chinese; a member of instance 2 sees both in the member center, in
+  // English and in Chinese, without a restart; the link menu disabled and the iframe menu deleted
+  // there leave it again. Instance 2 holds the member group's rule trees in memory before every
+  // change (the member's pages are loaded first), so only the bus's `rules:changed` message can
+  // make it show or drop an entry.
+  it.skipIf(!existsSync(CHROMIUM))('Chromium: menus added, disabled and deleted in the console of instance 1 (zh-cn) show and go in the member center of instance 2 (en, zh-cn)', async () => {
+    const DOCS = 'https://docs.example.org';
+    const LINK = { name: 'account/nginx-link', title: '运维手册', en: 'Operations handbook', type: 'link', url: 'https://handbook.example.org/' };
+    const FRAME = { name: 'account/nginx-frame', title: '内嵌运维文档', en: 'Embedded operations docs', type: 'iframe', url: `${DOCS}/ops` };
+    await rt.site.set('user_iframe_allow', DOCS);
+    await createUser(rt.db, { username: 'erin', password: PASSWORD, email: 'erin@example.com', groupId: ADMIN_GROUP });
+    const [account] = await rt.db.select({ id: userRule.id }).from(userRule).where(and(eq(userRule.name, 'account'), eq(userRule.type, 'menu_dir')));
+    // The browser visits https://example.com/ itself (port 443, as a visitor of the real site): on
+    // the test port, nginx's `Host $host` drops the port the console's Origin keeps and every
+    // cookie-authenticated POST is refused as cross-site (403 "Cross-site request refused").
+    const tunnel = await startHttpsTunnel('example.com', nginx.httpsPort);
+    const browser: Browser = await chromium.launch({
+      executablePath: CHROMIUM, proxy: { server: tunnel.server },
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    const base = 'https://example.com';
+    /** A browser pinned to one instance, logged in from the page itself (through the tunnel, as Chromium goes). */
+    const logIn = async (username: string, lang: 'zh-cn' | 'en', instance: Instance): Promise<Page> => {
+      const context = await browser.newContext({ ignoreHTTPSErrors: true, extraHTTPHeaders: { 'x-test-instance': String(instance) } });
+      await context.addCookies([{ name: 'ba-lang', value: lang, url: base }]);
+      const page = await context.newPage();
+      await page.goto(`${base}/user/login`);
+      const reply = await page.evaluate(async ([name, password]) => {
+        const res = await fetch('/api/user/checkIn', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ tab: 'login', username: name, password, keep: false }) });
+        return res.json() as Promise<{ code: number; msg: string }>;
+      }, [username, PASSWORD] as const);
+      expect(reply.code, reply.msg).toBe(1);
+      return page;
+    };
+    const setLang = (page: Page, lang: 'zh-cn' | 'en') => page.context().addCookies([{ name: 'ba-lang', value: lang, url: base }]);
+    try {
+      const admin = await logIn('erin', 'zh-cn', 1);
+      const member = await logIn('alice', 'en', 2);
+      await member.route(`${DOCS}/**`, (route) => route.fulfill({ contentType: 'text/html', body: '<h1>Embedded operations</h1>' }));
+      const nav = member.locator('#member-menu');
+      /** The member-center menu's entries as instance 2 renders them now. */
+      const entries = async (): Promise<string[]> => {
+        const res = await member.goto(`${base}/user/account/overview`);
+        expect(res?.status()).toBe(200);
+        return nav.getByRole('link').allTextContents();
+      };
+      // Instance 2 builds (and keeps) the member group's trees in both languages before any change.
+      await setLang(member, 'zh-cn');
+      expect(await entries()).not.toContain(LINK.title);
+      await setLang(member, 'en');
+      expect(await entries()).not.toContain(LINK.en);
+
+      // The console of instance 1, in Chinese.
+      const console1 = async (): Promise<void> => {
+        const res = await admin.goto(`${base}/admin/groups`);
+        expect(res?.status()).toBe(200);
+      };
+      await console1();
+      for (const menu of [LINK, FRAME]) {
+        await admin.getByText(zhAdmin['admin.rules.new'], { exact: true }).click();
+        const form = admin.locator('form[data-api="/api/admin/ruleCreate"]');
+        await form.locator('select[name=pid]').selectOption(String(account!.id));
+        await form.locator('select[name=type]').selectOption('menu');
+        await form.getByLabel(zhAdmin['admin.rules.title'], { exact: true }).fill(menu.title);
+        await form.getByLabel(zhAdmin['admin.rules.titleEn'], { exact: true }).fill(menu.en);
+        await form.getByLabel(zhAdmin['admin.rules.name'], { exact: true }).fill(menu.name);
+        await form.locator('select[name=menu_type]').selectOption(menu.type);
+        await form.getByLabel(zhAdmin['admin.rules.url'], { exact: true }).fill(menu.url);
+        await form.getByRole('button', { name: zhAdmin['admin.rules.createSubmit'] }).click();
+        // Saved, the console reloads with the reply's message and the new rule in its tree.
+        await admin.locator('[data-admin-flash]', { hasText: zhAdmin['admin.rules.created'] }).waitFor({ timeout: scaled(15_000) });
+        await admin.locator('.admin-rule-title', { hasText: menu.title }).waitFor({ timeout: scaled(5000) });
+      }
+      expect((await rt.db.select({ name: userRule.name }).from(userRule).where(like(userRule.name, 'account/nginx-%'))).length).toBe(2);
+
+      // Instance 2, in English: both entries, the link to the other site, the iframe sandboxed.
+      await expect.poll(entries, { timeout: scaled(5000) }).toEqual(expect.arrayContaining([LINK.en, FRAME.en]));
+      expect(await nav.getByRole('link', { name: LINK.en }).getAttribute('href')).toBe(LINK.url);
+      await nav.getByRole('link', { name: FRAME.en }).click();
+      await member.waitForURL(/\/user\/iframe\//);
+      expect(await member.locator('iframe.member-iframe').getAttribute('sandbox')).toMatch(/allow-scripts/);
+      await member.frameLocator('iframe.member-iframe').getByRole('heading', { name: 'Embedded operations' }).waitFor({ timeout: scaled(15_000) });
+      // And in Chinese, with the Chinese titles.
+      await setLang(member, 'zh-cn');
+      expect(await entries()).toEqual(expect.arrayContaining([LINK.title, FRAME.title]));
+      await setLang(member, 'en');
+
+      // The link menu disabled on instance 1: gone from instance 2.
+      await console1();
+      await admin.getByRole('button', { name: `${zhAdmin['admin.rules.disable']}: ${LINK.title}`, exact: true }).click();
+      await admin.locator('[data-admin-flash]', { hasText: zhAdmin['admin.rules.disabled'] }).waitFor({ timeout: scaled(15_000) });
+      await expect.poll(entries, { timeout: scaled(5000) }).not.toContain(LINK.en);
+      expect(await entries()).toContain(FRAME.en);
+
+      // The iframe menu deleted (the console asks first, in Chinese): gone from instance 2 too.
+      await admin.getByRole('button', { name: `${zhAdmin['admin.rules.delete']}: ${FRAME.title}`, exact: true }).click();
+      const dialog = admin.getByRole('dialog', { name: zhAdmin['admin.confirm.title'] });
+      await dialog.getByText(zhAdmin['admin.rules.deleteConfirm']).waitFor({ timeout: scaled(5000) });
+      await dialog.getByRole('button', { name: zhAdmin['admin.confirm.ok'], exact: true }).click();
+      await admin.locator('[data-admin-flash]', { hasText: zhAdmin['admin.rules.deleted'] }).waitFor({ timeout: scaled(15_000) });
+      await expect.poll(entries, { timeout: scaled(5000) }).not.toContain(FRAME.en);
+      await setLang(member, 'zh-cn');
+      const zhEntries = await entries();
+      expect(zhEntries).not.toContain(LINK.title);
+      expect(zhEntries).not.toContain(FRAME.title);
+    } finally {
+      await browser.close();
+      await tunnel.close();
     }
   });
 

@@ -4,7 +4,6 @@
 // keeping what was changed; iframe menus only from allowed origins; the route rule lookup
 // (GET /api/index/route) with its redirect; on PostgreSQL + Redis, a menu added on one instance shows
 // on the other at once.
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -16,6 +15,7 @@ import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP, MEMBER_GROUP, seedDefaults } from '../../src/lib/server/site/seed';
 import { userGroup, userRule } from '../../src/lib/server/db/schema';
+import { cliRunner } from '../helpers/cli';
 import { scaled } from '../helpers/time-scale.mjs';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T & { fields?: Record<string, string> } };
@@ -52,17 +52,6 @@ const api = (url: string) => ({
   post: async (path: string, body: unknown, who: Who, lang = 'en'): Promise<Env> => (await postJson(url, path, body, { 'ba-user-token': who.token, 'think-lang': lang })).json<Env>(),
   page: (path: string, who: Who, lang = 'en') => raw(url, path, { headers: { cookie: `${who.cookie}; ba-lang=${lang}` } }),
 });
-
-function cliRunner(env: Record<string, string>) {
-  return (...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> => new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/cli.mjs'), ...args], { env: { ...(process.env as Record<string, string>), ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', ...env }, cwd: TMP });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 const MENU = { type: 'menu', icon: '', extend: 'none', redirect: '', remark: '', path: '' };
 
@@ -108,6 +97,36 @@ describe('rules and menus edited (PGlite)', () => {
     const framed = await call.page(`/user/iframe/${encodeURIComponent('https://docs.example.com/start')}`, alice);
     expect(framed.status).toBe(200);
     expect(framed.text).toMatch(/<iframe[^>]*sandbox="/);
+  });
+
+  it('leaves an iframe menu out of the menus once its origin is taken from user_iframe_allow (its page answers 404), and back in when allowed again', async () => {
+    const target = `/user/iframe/${encodeURIComponent('https://docs.example.com/start')}`;
+    const allow = async (value: string): Promise<void> => {
+      const saved = await call.post('/api/admin/settings', { values: { user_iframe_allow: value } }, boss);
+      expect(saved.code, saved.msg).toBe(1);
+    };
+    const entries = async (): Promise<string[]> => {
+      const index = await call.get<{ menus: { children: { name: string }[] }[] }>('/api/index/index?requiredLogin=1', alice);
+      expect(index.code, index.msg).toBe(1);
+      return index.data.menus.flatMap((m) => m.children.map((c) => c.name));
+    };
+    expect(await entries()).toContain('account/docs');
+    await allow('https://elsewhere.example.com');
+    try {
+      // Neither the index call nor the member center's menu offers a page that would answer 404.
+      const names = await entries();
+      expect(names).not.toContain('account/docs');
+      expect(names).toContain('account/handbook');
+      const page = await call.page('/user/account/overview', alice, 'en');
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain(`href="${target}"`);
+      expect(page.text).toContain('href="https://handbook.example.org/"');
+      expect((await call.page(target, alice)).status).toBe(404);
+    } finally {
+      await allow('https://docs.example.com');
+    }
+    expect(await entries()).toContain('account/docs');
+    expect((await call.page('/user/account/overview', alice, 'en')).text).toContain(`href="${target}"`);
   });
 
   it('refuses an iframe menu from an origin nobody allowed, in both languages', async () => {

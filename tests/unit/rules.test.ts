@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTree, menusOf, splitRules, titleOf } from '../../src/lib/server/site/rules';
+import { buildTree, embeddable, menusOf, parseIframeOrigins, splitRules, titleOf } from '../../src/lib/server/site/rules';
 
 type Row = Parameters<typeof buildTree>[0][number];
 let nextId = 1;
@@ -27,7 +27,7 @@ describe('rule tree', () => {
       full, row({ pid: full.id, name: 'a/x' }), row({ pid: full.id, name: 'a/y', extend: 'add_rules_only' }),
       empty, hiddenOnly, row({ pid: hiddenOnly.id, name: 'c/z', extend: 'add_rules_only' }),
     ];
-    const menus = menusOf(buildTree(rows, 'zh-cn'));
+    const menus = menusOf(buildTree(rows, 'zh-cn'), []);
     expect(menus.map((m) => m.name)).toEqual(['a']);
     expect(menus[0]?.children?.map((m) => m.name)).toEqual(['a/x']);
   });
@@ -35,9 +35,28 @@ describe('rule tree', () => {
   it('splits menu dirs into menus and drops top-level menus (reference §1a)', () => {
     const dir = row({ type: 'menu_dir', name: 'd' });
     const tree = buildTree([dir, row({ pid: dir.id, name: 'd/m' }), row({ type: 'menu', name: 'top' }), row({ type: 'route', name: 'r' }), row({ type: 'nav_user_menu', name: 'u' })], 'en');
-    const { rules, menus } = splitRules(tree);
+    const { rules, menus } = splitRules(tree, []);
     expect(menus.map((m) => m.name)).toEqual(['d']);
     expect(rules.map((r) => r.name)).toEqual(['r', 'u']);
+  });
+
+  it('leaves out iframe menus whose origin is not allowed (any more), and a directory they leave empty', () => {
+    const dir = row({ type: 'menu_dir', name: 'docs' });
+    const lone = row({ type: 'menu_dir', name: 'lone' });
+    const rows = [
+      dir, row({ pid: dir.id, name: 'docs/kept', menuType: 'iframe', url: 'https://docs.example.com/start' }),
+      row({ pid: dir.id, name: 'docs/gone', menuType: 'iframe', url: 'https://old.example.com/start' }),
+      row({ pid: dir.id, name: 'docs/script', menuType: 'iframe', url: 'javascript:alert(1)' }),
+      row({ pid: dir.id, name: 'docs/link', menuType: 'link', url: 'https://old.example.com/' }),
+      lone, row({ pid: lone.id, name: 'lone/frame', menuType: 'iframe', url: 'https://old.example.com/x' }),
+    ];
+    const origins = parseIframeOrigins(' https://docs.example.com/ ,, https://other.example.org');
+    expect(origins).toEqual(['https://docs.example.com', 'https://other.example.org']);
+    const menus = menusOf(buildTree(rows, 'en'), origins);
+    expect(menus.map((m) => m.name)).toEqual(['docs']);
+    expect(menus[0]?.children?.map((m) => m.name)).toEqual(['docs/kept', 'docs/link']);
+    expect(menusOf(buildTree(rows, 'en'), []).flatMap((m) => m.children?.map((c) => c.name))).toEqual(['docs/link']);
+    expect([embeddable('https://docs.example.com/a?b', origins), embeddable('http://docs.example.com/a', origins), embeddable('not a url', origins)]).toEqual([true, false, false]);
   });
 
   it('titles: a seeded rule reads the dictionaries until an administrator renames it; a rule made in the console shows its own titles', () => {

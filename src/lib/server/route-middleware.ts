@@ -1,6 +1,6 @@
 import type { APIContext } from 'astro';
 import type { RouteMiddleware } from '../shared/routes';
-import { splitRules, type RuleNode } from './site/rules';
+import { iframeOrigins, splitRules, type RuleNode } from './site/rules';
 
 /** A named route middleware (spec §2): returns a Response to stop the request, nothing to go on. */
 export type RouteGuard = (ctx: APIContext) => Promise<Response | undefined>;
@@ -22,9 +22,12 @@ export const ROUTE_MIDDLEWARE: Record<RouteMiddleware, RouteGuard> = {
   'user-mount': async (ctx) => {
     const session = ctx.locals.session;
     if (!session) return undefined;
-    const tree = await ctx.locals.runtime.rules.forGroup(session.row.groupId, ctx.locals.locale);
+    const { rules, site } = ctx.locals.runtime;
+    const [tree, origins] = await Promise.all([rules.forGroup(session.row.groupId, ctx.locals.locale), iframeOrigins(site)]);
     const rule = ctx.locals.route?.route.rule;
-    ctx.locals.memberCenter = { ...splitRules(tree), tree, denied: rule && !holds(tree, rule) ? rule : null };
+    // The allowed origins are read per request (the settings store keeps them in memory): an origin
+    // taken from `user_iframe_allow` drops its menus at once, without touching the rule cache.
+    ctx.locals.memberCenter = { ...splitRules(tree, origins), tree, denied: rule && !holds(tree, rule) ? rule : null };
     return undefined;
   },
   /** Sends visitors to the login page, remembering where they wanted to go. */

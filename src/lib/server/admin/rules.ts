@@ -11,6 +11,7 @@ import type { Runtime } from '../runtime';
 import { AppError } from '../http';
 import type { GroupEditor } from './groups';
 import { Code } from '../../shared/codes';
+import { iframeOrigins } from '../site/rules';
 
 type RuleRow = typeof userRule.$inferSelect;
 
@@ -45,11 +46,6 @@ async function ruleOr404(db: Db, id: number): Promise<RuleRow> {
   return row;
 }
 
-/** Origins iframe menus may embed (`user_iframe_allow`, comma-separated). */
-export async function iframeOrigins(rt: Runtime): Promise<string[]> {
-  return (await rt.site.get('user_iframe_allow', '')).split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
-}
-
 /** The checks a rule's fields need beyond their shape: parent, url by menu type, name unique by type. */
 async function assertValid(rt: Runtime, input: RuleFields, self = 0): Promise<void> {
   if (input.pid) {
@@ -68,7 +64,7 @@ async function assertValid(rt: Runtime, input: RuleFields, self = 0): Promise<vo
     let origin = '';
     try { origin = /^https?:\/\//.test(input.url) ? new URL(input.url).origin : ''; } catch { origin = ''; }
     if (!origin) throw new AppError('admin.rules.urlNeeded', { fieldKeys: { url: 'admin.rules.urlNeeded' } });
-    if (!(await iframeOrigins(rt)).includes(origin)) throw new AppError('admin.rules.iframeOrigin', { values: { origin }, fieldKeys: { url: 'admin.rules.iframeOrigin' } });
+    if (!(await iframeOrigins(rt.site)).includes(origin)) throw new AppError('admin.rules.iframeOrigin', { values: { origin }, fieldKeys: { url: 'admin.rules.iframeOrigin' } });
   }
   if (input.type === 'menu' && input.menu_type === 'tab' && !input.path) throw new AppError('admin.rules.pathNeeded', { fieldKeys: { path: 'admin.rules.pathNeeded' } });
   const taken = await rt.db.select({ id: userRule.id }).from(userRule)

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { userGroup, userRule } from '../db/schema';
 import { lookup, type Locale } from '../../i18n';
+import type { ConfigStore } from './config';
 
 /** A rule as the client receives it: BuildAdmin's snake_case fields, children nested. */
 export interface RuleNode {
@@ -53,15 +54,39 @@ export function buildTree(rows: readonly RuleRow[], locale: Locale): RuleNode[] 
   return roots;
 }
 
-/** Menus shown in the member center: `add_rules_only` nodes skipped, empty menu dirs dropped. */
-export function menusOf(nodes: readonly RuleNode[]): RuleNode[] {
+/** Origins iframe menus may embed: the `user_iframe_allow` setting (comma-separated, trailing slashes ignored). */
+export function parseIframeOrigins(setting: string): string[] {
+  return setting.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+}
+
+/** The origins iframe menus may embed, as the site's settings hold them now. */
+export async function iframeOrigins(site: Pick<ConfigStore, 'get'>): Promise<string[]> {
+  return parseIframeOrigins(await site.get('user_iframe_allow', ''));
+}
+
+/** Whether `url` is an http(s) address on one of `origins` (an iframe menu's page would answer 404 otherwise). */
+export function embeddable(url: string, origins: readonly string[]): boolean {
+  try {
+    const parsed = new URL(url);
+    return /^https?:$/.test(parsed.protocol) && origins.includes(parsed.origin);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Menus shown in the member center: `add_rules_only` nodes skipped, iframe menus whose origin is
+ * not (or no longer) in `iframeOrigins` left out, then empty menu dirs dropped.
+ */
+export function menusOf(nodes: readonly RuleNode[], iframeOrigins: readonly string[]): RuleNode[] {
   const out: RuleNode[] = [];
   for (const node of nodes) {
     if (node.extend === 'add_rules_only' || node.type === 'button' || node.type === 'route') continue;
     if (node.type === 'menu_dir') {
-      const children = menusOf(node.children ?? []);
+      const children = menusOf(node.children ?? [], iframeOrigins);
       if (children.length) out.push({ ...node, children });
     } else if (node.type === 'menu') {
+      if (node.menu_type === 'iframe' && !embeddable(node.url, iframeOrigins)) continue;
       out.push({ ...node, children: [] });
     }
   }
@@ -69,9 +94,9 @@ export function menusOf(nodes: readonly RuleNode[]): RuleNode[] {
 }
 
 /** Splits a member's rule tree as BuildAdmin's index call does: menu dirs → menus, the rest → rules. */
-export function splitRules(tree: readonly RuleNode[]): { rules: RuleNode[]; menus: RuleNode[] } {
+export function splitRules(tree: readonly RuleNode[], iframeOrigins: readonly string[]): { rules: RuleNode[]; menus: RuleNode[] } {
   const rules = tree.filter((n) => n.type !== 'menu' && n.type !== 'menu_dir');
-  const menus = menusOf(tree.filter((n) => n.type === 'menu_dir'));
+  const menus = menusOf(tree.filter((n) => n.type === 'menu_dir'), iframeOrigins);
   return { rules, menus };
 }
 

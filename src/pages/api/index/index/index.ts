@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { api, AppError, ok, readInput } from '../../../../lib/server/http';
 import { Code } from '../../../../lib/shared/codes';
 import { siteInfo } from '../../../../lib/server/site/chrome';
-import { splitRules } from '../../../../lib/server/site/rules';
+import { iframeOrigins, splitRules } from '../../../../lib/server/site/rules';
 import { toUserInfo } from '../../../../lib/server/account/users';
 import { tokenExpired } from '../../../../lib/server/auth/sessions';
 import { routeAccess, MEMBERS } from '../../../../lib/shared/access';
@@ -26,7 +26,7 @@ export const GET = api(async (ctx) => {
   if (!user) {
     return ok({ site, openMemberCenter, userInfo: null, rules: await runtime.rules.forVisitor(locale), menus: [] });
   }
-  const { rules, menus } = splitRules(await runtime.rules.forGroup(user.groupId, locale));
+  const { rules, menus } = splitRules(await runtime.rules.forGroup(user.groupId, locale), await iframeOrigins(runtime.site));
   return ok({ site: { ...site, userInitialize: true }, openMemberCenter, userInfo: toUserInfo(user), rules, menus });
 });
 
