@@ -69,6 +69,8 @@ function unstyle(node: TreeNode): void {
         add('math-box');
       } else if (key === 'padding' && value === '0.3em') {
         add('math-pad');
+      } else if (key === 'padding' && /^0(?:em|pt)?$/.test(value)) {
+        add('math-p0');
       } else if (key === 'paddingLeft' || key === 'paddingRight') {
         if (node.type === 'mtd') add(padClass(key === 'paddingLeft' ? 'l' : 'r', value));
       } else if (key === 'width') {
