@@ -29,9 +29,10 @@ export const CORPUS: MarkdownItem[] = [
   ['block', '\\begin{align} x &= 1 \\\\ y &= 2 \\end{align}'], ['block', '\\begin{vmatrix} a & b \\\\ c & d \\end{vmatrix}'],
   ['inline', '\\tfrac12 + \\dfrac{1}{2}'], ['inline', '\\log_2 n + \\ln x + \\max(a,b)'], ['inline', '\\colorbox{yellow}{x} \\fcolorbox{red}{yellow}{y}'],
   ['inline', '\\textbf{bold} \\textit{it}'], ['inline', '{}^{14}_{6}\\mathrm{C}'],
+  ['inline', '\\pmb{x} \\Large y'], ['block', '\\begin{CD} A @>a>> B \\\\ @VbVV @VVcV \\\\ C @>d>> D \\end{CD}'],
 ].map(([kind, src]) => ({ kind: kind as MarkdownItem['kind'], src: src as string }));
 
-/** What the site's sanitiser admits (the contract in src/lib/server/modules/host/sdk.ts, plus mathcolor/mathbackground, form, voffset and class on MathML). */
+/** What the site's sanitiser admits (the contract in src/lib/server/modules/host/sdk.ts, plus mathcolor, mathbackground, mathsize, form, voffset and class on MathML). */
 const ELEMENTS = new Set([
   'math', 'semantics', 'annotation', 'mrow', 'mi', 'mn', 'mo', 'mtext', 'mspace', 'mpadded', 'mphantom', 'mstyle', 'mfrac', 'msqrt', 'mroot',
   'msub', 'msup', 'msubsup', 'munder', 'mover', 'munderover', 'mmultiscripts', 'mprescripts', 'none', 'mtable', 'mtr', 'mtd', 'menclose', 'span',
@@ -39,7 +40,7 @@ const ELEMENTS = new Set([
 const ATTRIBUTES = new Set([
   'class', 'display', 'displaystyle', 'scriptlevel', 'mathvariant', 'stretchy', 'lspace', 'rspace', 'fence', 'separator', 'accent', 'accentunder',
   'width', 'height', 'depth', 'columnalign', 'rowspacing', 'columnspacing', 'encoding', 'minsize', 'maxsize', 'movablelimits', 'linethickness',
-  'symmetric', 'largeop', 'notation', 'xmlns', 'mathcolor', 'mathbackground', 'form', 'voffset',
+  'symmetric', 'largeop', 'notation', 'xmlns', 'mathcolor', 'mathbackground', 'mathsize', 'form', 'voffset',
 ]);
 
 function tags(html: string): { name: string; attrs: string[] }[] {
@@ -128,6 +129,8 @@ describe('math module', () => {
     expect(all).toMatch(/<mtd class="[^"]*math-br[ "]/);
     expect(all).toMatch(/<mrow[^>]*class="[^"]*math-box/);
     expect(all).toMatch(/<mtd class="tml-right math-pl0 math-pr0">/);
+    expect(all).toContain('<mstyle class="math-bold">');
+    expect(all).toContain('mathsize="1.4400em"');
   }, scaled(30_000));
 
   it('stays within 60 MB resident while rendering documents', async () => {

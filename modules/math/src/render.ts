@@ -18,7 +18,7 @@ interface TreeNode {
   attributes?: Record<string, string>;
   classes?: string[];
   style?: Record<string, string>;
-  children?: TreeNode[];
+  children?: ArrayLike<TreeNode>;
 }
 
 const OPTIONS = {
@@ -48,8 +48,17 @@ function padClass(side: 'l' | 'r', value: string): string | null {
 
 /** Moves a node's inline style into attributes and classes the sanitiser keeps; recurses. */
 function unstyle(node: TreeNode): void {
-  const { style, attributes, classes } = node;
+  const { attributes, classes } = node;
+  let style = node.style;
   if (attributes) {
+    // A few builders write the attribute itself (\pmb: font-weight:bold; \sideset: text-align: left).
+    if (attributes.style && classes) {
+      style = { ...style };
+      for (const decl of attributes.style.split(';')) {
+        const [prop, ...rest] = decl.split(':');
+        if (prop?.trim() && rest.length) style[prop.trim().replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())] = rest.join(':').trim();
+      }
+    }
     delete attributes.style;
     delete attributes.id;
     delete attributes.href;
@@ -78,13 +87,19 @@ function unstyle(node: TreeNode): void {
         else if (value === '50%') add('math-w50');
       } else if (key === 'textAlign' && value === 'left') {
         add('tml-left');
+      } else if (key === 'fontWeight' && value === 'bold') {
+        add('math-bold');
       } else if (key === 'mathDepth' && /^[0-3]$/.test(value)) {
         add(`math-d${value}`);
       }
     }
     node.style = {};
   }
-  for (const child of node.children ?? []) unstyle(child);
+  // Children are an array, or array-like (temml walks them by index).
+  const kids = node.children as ArrayLike<TreeNode> | undefined;
+  if (kids && typeof kids === 'object' && typeof kids.length === 'number') {
+    for (let i = 0; i < kids.length; i++) if (kids[i] && typeof kids[i] === 'object') unstyle(kids[i]!);
+  }
 }
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
