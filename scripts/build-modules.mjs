@@ -3,8 +3,9 @@
 // pins is the same everywhere. For each module the entries its manifest names are bundled with
 // esbuild from `src/<name>.ts` (the server entry for Node, the browser half and client entry for
 // browsers; minified, no source maps), the other files it names (CSS, i18n) are copied, and the
-// staged folder is packed as `module:pack` packs (src/lib/server/modules/pack.ts, inspected as an
-// upload would be: a manifest with a problem fails the build).
+// staged folder (kept as `dist/modules/<uid>/`) is packed as `module:pack` packs
+// (src/lib/server/modules/pack.ts, inspected as an upload would be: a manifest with a problem fails
+// the build), so `module:pack dist/modules/<uid>` gives the same zip.
 // Run: node scripts/node.mjs node scripts/build-modules.mjs [module folder…]   (npm run build runs it)
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,7 +58,7 @@ function sourceOf(folder, entry) {
  * of a module this way: tests/helpers/module-build.ts).
  * @param {string} folder
  * @param {{ outDir?: string, version?: string, define?: Record<string, string> }} [options]
- * @returns {Promise<{ uid: string, version: string, zip: string, bytes: number, sha256: string, files: string[] }>}
+ * @returns {Promise<{ uid: string, version: string, zip: string, folder: string, bytes: number, sha256: string, files: string[] }>}
  */
 export async function buildModule(folder, options = {}) {
   const src = resolve(folder);
@@ -65,60 +66,57 @@ export async function buildModule(folder, options = {}) {
   const manifestText = readFileSync(join(src, 'atrium.json'), 'utf8');
   const manifest = JSON.parse(manifestText);
   const uid = String(manifest.uid);
-  const stage = join(outDir, `.stage-${uid}-${process.pid}`);
+  // The package's folder, kept beside the zip: `module:pack <outDir>/<uid>` gives the same bytes.
+  const stage = join(outDir, uid);
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
-  try {
-    if (options.version) manifest.version = options.version;
-    writeFileSync(join(stage, 'atrium.json'), options.version ? `${JSON.stringify(manifest, null, 2)}\n` : manifestText);
+  if (options.version) manifest.version = options.version;
+  writeFileSync(join(stage, 'atrium.json'), options.version ? `${JSON.stringify(manifest, null, 2)}\n` : manifestText);
 
-    const bundled = [
-      [manifest.entry?.server, 'node'],
-      [manifest.entry?.client, 'browser'],
-      [manifest.contributes?.markdown?.browser, 'browser'],
-    ].filter(([entry]) => entry);
-    for (const [entry, platform] of bundled) {
-      const source = sourceOf(src, entry);
-      if (!source) {
-        if (!existsSync(join(src, entry))) throw new Error(`${uid}: no source for ${entry} (src/${basename(entry, extname(entry))}.ts) and no ${entry} in ${src}`);
-        mkdirSync(dirname(join(stage, entry)), { recursive: true });
-        copyFileSync(join(src, entry), join(stage, entry));
-        continue;
-      }
-      await build({
-        entryPoints: [source], outfile: join(stage, entry), absWorkingDir: root, nodePaths: [join(root, 'node_modules')],
-        bundle: true, format: 'esm', platform, target: platform === 'node' ? 'node22' : 'es2022',
-        minify: true, sourcemap: false, legalComments: 'eof', charset: 'utf8', logLevel: 'warning',
-        define: { 'process.env.NODE_ENV': '"production"', ...(options.define ?? {}) },
-      });
+  const bundled = [
+    [manifest.entry?.server, 'node'],
+    [manifest.entry?.client, 'browser'],
+    [manifest.contributes?.markdown?.browser, 'browser'],
+  ].filter(([entry]) => entry);
+  for (const [entry, platform] of bundled) {
+    const source = sourceOf(src, entry);
+    if (!source) {
+      if (!existsSync(join(src, entry))) throw new Error(`${uid}: no source for ${entry} (src/${basename(entry, extname(entry))}.ts) and no ${entry} in ${src}`);
+      mkdirSync(dirname(join(stage, entry)), { recursive: true });
+      copyFileSync(join(src, entry), join(stage, entry));
+      continue;
     }
-    // The other files the manifest names, as they are.
-    const copied = [
-      manifest.entry?.css, manifest.contributes?.markdown?.css, manifest.contributes?.i18n?.['zh-cn'], manifest.contributes?.i18n?.en,
-    ].filter((f) => f && !existsSync(join(stage, f)));
-    for (const file of copied) {
-      mkdirSync(dirname(join(stage, file)), { recursive: true });
-      copyFileSync(join(src, file), join(stage, file));
-    }
-    for (const extra of ['README.md', 'LICENSE']) {
-      if (existsSync(join(src, extra))) copyFileSync(join(src, extra), join(stage, extra));
-    }
-
-    const { packModule, describeProblems } = await loadPacker();
-    const packed = await packModule(stage);
-    if ('problems' in packed) {
-      throw new Error(`${uid} is not a valid module package:\n${describeProblems(packed.problems, 'en').map((p) => `  - ${p}`).join('\n')}`);
-    }
-    const { manifest: inspected, files } = packed.inspection;
-    const zip = join(outDir, `${inspected.uid}-${inspected.version}.zip`);
-    writeFileSync(zip, packed.zip);
-    return {
-      uid: inspected.uid, version: inspected.version, zip, bytes: packed.zip.length,
-      sha256: createHash('sha256').update(packed.zip).digest('hex'), files: files.map((f) => f.path),
-    };
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
+    await build({
+      entryPoints: [source], outfile: join(stage, entry), absWorkingDir: root, nodePaths: [join(root, 'node_modules')],
+      bundle: true, format: 'esm', platform, target: platform === 'node' ? 'node22' : 'es2022',
+      minify: true, sourcemap: false, legalComments: 'eof', charset: 'utf8', logLevel: 'warning',
+      define: { 'process.env.NODE_ENV': '"production"', ...(options.define ?? {}) },
+    });
   }
+  // The other files the manifest names, as they are.
+  const copied = [
+    manifest.entry?.css, manifest.contributes?.markdown?.css, manifest.contributes?.i18n?.['zh-cn'], manifest.contributes?.i18n?.en,
+  ].filter((f) => f && !existsSync(join(stage, f)));
+  for (const file of copied) {
+    mkdirSync(dirname(join(stage, file)), { recursive: true });
+    copyFileSync(join(src, file), join(stage, file));
+  }
+  for (const extra of ['README.md', 'LICENSE']) {
+    if (existsSync(join(src, extra))) copyFileSync(join(src, extra), join(stage, extra));
+  }
+
+  const { packModule, describeProblems } = await loadPacker();
+  const packed = await packModule(stage);
+  if ('problems' in packed) {
+    throw new Error(`${uid} is not a valid module package:\n${describeProblems(packed.problems, 'en').map((p) => `  - ${p}`).join('\n')}`);
+  }
+  const { manifest: inspected, files } = packed.inspection;
+  const zip = join(outDir, `${inspected.uid}-${inspected.version}.zip`);
+  writeFileSync(zip, packed.zip);
+  return {
+    uid: inspected.uid, version: inspected.version, zip, folder: stage, bytes: packed.zip.length,
+    sha256: createHash('sha256').update(packed.zip).digest('hex'), files: files.map((f) => f.path),
+  };
 }
 
 /** Every module folder under `modules/` (those with an atrium.json). */

@@ -16,6 +16,8 @@ export interface BuiltModule {
   version: string;
   /** The package's path. */
   zip: string;
+  /** The folder it was packed from (`<outDir>/<uid>`): `module:pack` of it gives the same bytes. */
+  folder: string;
   bytes: number;
   sha256: string;
   files: string[];

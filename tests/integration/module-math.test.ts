@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModuleHost } from '../../src/lib/server/modules/host/host';
 import { MemoryKvBackend } from '../../src/lib/server/modules/host/kv';
+import { packFolder } from '../../src/lib/server/modules/pack';
 import type { HostedModule, MarkdownItem } from '../../src/lib/server/modules/host/types';
 import { buildMath, unpackZip, type BuiltModule } from '../helpers/module-build';
 import { ROOT, TMP } from '../helpers/paths';
@@ -81,6 +82,9 @@ describe('math module', () => {
     expect(built.files).toEqual(['LICENSE', 'atrium.json', 'browser.mjs', 'server.mjs', 'style.css']);
     expect(again.sha256).toBe(built.sha256);
     expect(readFileSync(again.zip).equals(readFileSync(built.zip))).toBe(true);
+    // The folder beside the zip packs, as `module:pack` packs it, into the same bytes.
+    expect(again.folder).toBe(join(work, 'b', 'math'));
+    expect((await packFolder(again.folder)).equals(readFileSync(built.zip))).toBe(true);
   }, scaled(60_000));
 
   it('renders inline, block and fence spans to MathML in its host process, a bad formula as an error element', async () => {
