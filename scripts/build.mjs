@@ -61,3 +61,7 @@ const walk = (dir) => {
 };
 walk(clientDir);
 console.log(`[atrium] build ${id}: ${files} client files precompressed (${Math.round(saved / 1024)} KB saved with brotli) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+// dist/modules/<uid>-<version>.zip: the modules of this repository (modules/), as reproducible packages.
+const modules = spawnSync(process.execPath, [join(root, 'scripts/build-modules.mjs')], { cwd: root, stdio: 'inherit' });
+if (modules.status !== 0) process.exit(modules.status ?? 1);

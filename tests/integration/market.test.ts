@@ -1,7 +1,8 @@
 // Buying, downloading, reviewing and installing modules through the HTTP API on PGlite (in process,
 // so the test can read what the server writes), and purchase consistency again on PostgreSQL.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/lib/server/env';
@@ -15,6 +16,7 @@ import { buyModule, commissionOf } from '../../src/lib/server/market/orders';
 import { packageFile } from '../../src/lib/server/market/packages';
 import { moduleText } from '../../src/lib/server/market/text';
 import { seedMarketDemo } from '../../src/lib/server/market/demo';
+import { verifyForInstall } from '../../src/lib/server/market/package-review';
 import type { Db } from '../../src/lib/server/db/client';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
@@ -311,7 +313,9 @@ describe('purchase consistency under concurrency', () => {
 
 describe('the demo seed', () => {
   it('adds one sample paid module, said to be a sample, that can be bought and downloaded; twice is once', async () => {
-    expect(await seedMarketDemo(rt)).toEqual(['demo: sample paid module sample-paid-module']);
+    const lines = await seedMarketDemo(rt);
+    expect(lines[0]).toBe('demo: sample paid module sample-paid-module');
+    expect(lines[1]).toMatch(/^demo: free module math \d+\.\d+\.\d+ \(sha256 [0-9a-f]{64}\)$/);
     expect(await seedMarketDemo(rt)).toEqual([]);
     const [m] = await rt.db.select().from(module).where(eq(module.uid, 'sample-paid-module'));
     // Said to be a sample in each language, once per language (not both joined).
@@ -330,6 +334,28 @@ describe('the demo seed', () => {
     const zip = await raw(srv.url, '/api/modules/download?uid=sample-paid-module', { headers: as('buyer') });
     expect(zip.status).toBe(200);
     expect(zip.text).toContain('This package comes from Atrium\'s demo seed');
+  });
+
+  it('publishes math free, its package built from modules/math, stored like an upload and pinned as reviewed, so a site can install it at once', async () => {
+    // The first test seeded it (the build made dist/modules/math-1.0.0.zip, or the seed built it).
+    const built = readFileSync(join(ROOT, 'dist', 'modules', 'math-1.0.0.zip'));
+    const sha256 = createHash('sha256').update(built).digest('hex');
+    const [m] = await rt.db.select().from(module).where(eq(module.uid, 'math'));
+    expect(m).toMatchObject({ name: '数学公式', nameEn: 'Math', price: 0, scorePrice: 0, status: 'published', latestVersion: '1.0.0', developerId: 0, category: 'content' });
+    expect(m!.descriptionEnHtml).toContain('<code>$E=mc^2$</code>');
+    const [v] = await rt.db.select().from(moduleVersion).where(eq(moduleVersion.moduleId, m!.id));
+    expect(v).toMatchObject({ version: '1.0.0', status: 'published', sha256, reviewedSha256: sha256, packageName: 'math-1.0.0.zip', packageSize: built.length, minAtrium: '0.1.0' });
+    expect(v!.manifest).toMatchObject({ uid: 'math', version: '1.0.0', capabilities: ['markdown', 'client:code'], entry: { server: 'server.mjs' } });
+    expect(v!.files.map((f) => f.path)).toEqual(['LICENSE', 'atrium.json', 'browser.mjs', 'server.mjs', 'style.css']);
+    // Stored as an upload is: in private storage, the same bytes; and install's check accepts it.
+    expect(readFileSync(packageFile(rt, v!.packagePath)!).equals(built)).toBe(true);
+    await expect(verifyForInstall(rt, 'math', v!)).resolves.toBeUndefined();
+    // Free: any member downloads it without buying.
+    const zip = await raw(srv.url, '/api/modules/download?uid=math', { headers: as('other') });
+    expect(zip.status).toBe(200);
+    expect(createHash('sha256').update(zip.body).digest('hex')).toBe(sha256);
+    // A newer build of math publishes its version on the next seed; the one seeded is left as it is.
+    expect(await seedMarketDemo(rt)).toEqual([]);
   });
 });
 

@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import semver from 'semver';
 import type { Runtime } from '../runtime';
 import { module, moduleVersion } from '../db/schema';
 import { moduleText } from './text';
@@ -57,6 +60,10 @@ it exists so that buying, downloading and reviewing can be tried on a demo site.
  * Idempotent.
  */
 export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
+  return [...(await seedSample(runtime)), ...(await seedMath(runtime))];
+}
+
+async function seedSample(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
   const { db } = runtime;
   const [exists] = await db.select({ id: module.id, name: module.name }).from(module).where(eq(module.uid, SAMPLE.uid)).limit(1);
   const texts = { name: SAMPLE.name, nameEn: SAMPLE.nameEn, summary: SAMPLE.summary, summaryEn: SAMPLE.summaryEn, description: SAMPLE.description, descriptionEn: SAMPLE.descriptionEn };
@@ -90,4 +97,100 @@ export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): P
     sha256: inspected.sha256, reviewedSha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files,
   });
   return [`demo: sample paid module ${SAMPLE.uid}`];
+}
+
+const MATH = {
+  uid: 'math',
+  summary: '在帖子、回复、文档和聊天中用 $…$、$$…$$ 写数学公式，渲染为浏览器原生显示的 MathML。',
+  summaryEn: 'Write math with $…$ and $$…$$ in posts, replies, docs and chat, rendered as MathML that browsers show natively.',
+  tags: ['markdown', 'math', 'tex', '数学'],
+  description: `安装后，帖子、回复、文档和聊天中的 TeX 公式会渲染成 MathML：
+
+- 行内公式：\`$E=mc^2$\`
+- 独占一行的公式：上下各一行 \`$$\`，中间写公式
+- 代码块：语言写 \`math\` 的围栏代码块
+
+公式在发布时于服务器端渲染（用 [temml](https://temml.org)）并随内容保存，阅读页面不加载任何脚本，只加载一小段 CSS；编辑器的预览用同一套代码在浏览器里渲染，预览所见即发布所得。写错的公式会显示源码和错误提示，不影响页面其它部分。
+
+这是 Atrium 仓库 \`modules/math\` 构建出的安装包，也是编写模块的示例（见文档“编写模块”）。`,
+  descriptionEn: `Once installed, TeX in posts, replies, docs and chat renders as MathML:
+
+- inline: \`$E=mc^2$\`
+- display: a line with \`$$\` above and below the formula
+- a fenced code block whose language is \`math\`
+
+Formulas render on the server when the content is written (with [temml](https://temml.org)) and are stored with it: reading a page loads no script, only a small stylesheet. The editor's preview renders them in the browser with the same code, so the preview shows what will be posted. A formula with a mistake shows its source and the error, and the rest of the page is unaffected.
+
+This package is built from \`modules/math\` in the Atrium repository, and is the example of the guide for module authors (docs/modules/authoring.md).`,
+  changelog: '首个版本：行内、独行和 math 代码块公式，浏览器端预览。',
+  changelogEn: 'First release: inline, display and math-fence formulas, with the browser preview.',
+};
+
+/** The newest `math-<version>.zip` in dist/modules, or null. */
+function builtMath(root: string): string | null {
+  const dir = join(root, 'dist', 'modules');
+  if (!existsSync(dir)) return null;
+  const versions = readdirSync(dir).map((f) => /^math-(\d+\.\d+\.\d+)\.zip$/.exec(f)?.[1]).filter((v): v is string => Boolean(v));
+  const newest = versions.sort(semver.rcompare)[0];
+  return newest ? join(dir, `math-${newest}.zip`) : null;
+}
+
+/**
+ * The `math` module built from this repository (modules/math → dist/modules/math-<version>.zip),
+ * published free in the market with its package stored as an uploaded one is and its sha256 pinned
+ * as reviewed, so a demo site can install it at once. Built first when a checkout has not built it;
+ * skipped with a line saying why when it cannot be. A newer build adds its version. Idempotent.
+ */
+async function seedMath(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
+  const { db, config } = runtime;
+  let zipPath = builtMath(config.root);
+  const script = join(config.root, 'scripts', 'build-modules.mjs');
+  if (!zipPath && existsSync(script) && existsSync(join(config.root, 'modules', 'math', 'atrium.json'))) {
+    spawnSync(process.execPath, [script, join(config.root, 'modules', 'math')], { cwd: config.root, stdio: 'ignore' });
+    zipPath = builtMath(config.root);
+  }
+  if (!zipPath) return ['demo: math not listed: dist/modules/math-<version>.zip is missing (run npm run build)'];
+  const zip = await readFile(zipPath);
+  const inspected = await inspectPackage(zip);
+  if (!inspected.ok) return [`demo: math not listed: ${zipPath} is not a valid package (${inspected.problems.map((p) => p.key).join(', ')})`];
+  const { manifest } = inspected;
+
+  const [exists] = await db.select({ id: module.id }).from(module).where(eq(module.uid, MATH.uid)).limit(1);
+  if (exists) {
+    const [known] = await db.select({ id: moduleVersion.id }).from(moduleVersion).where(and(eq(moduleVersion.moduleId, exists.id), eq(moduleVersion.version, manifest.version))).limit(1);
+    if (known) return [];
+  }
+  const sha1 = createHash('sha1').update(zip).digest('hex');
+  const packagePath = `demo/${sha1}.zip`;
+  const file = packageFile(runtime, packagePath)!;
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, zip);
+  const t = Math.floor(Date.now() / 1000);
+  let moduleId = exists?.id;
+  if (!moduleId) {
+    const texts = {
+      name: manifest.name['zh-cn'], nameEn: manifest.name.en, summary: MATH.summary, summaryEn: MATH.summaryEn,
+      description: MATH.description, descriptionEn: MATH.descriptionEn,
+    };
+    const [row] = await db.insert(module).values({
+      uid: MATH.uid, developerId: FIRST_PARTY, ...texts, category: 'content', tags: MATH.tags, price: 0, scorePrice: 0,
+      status: 'published', latestVersion: manifest.version, publishTime: t, createTime: t, updateTime: t, ...(await moduleText({ ...texts, tags: MATH.tags })),
+    }).onConflictDoNothing().returning({ id: module.id });
+    if (!row) return [];
+    moduleId = row.id;
+  }
+  await db.insert(moduleVersion).values({
+    moduleId, version: manifest.version, changelog: MATH.changelog, changelogEn: MATH.changelogEn, packagePath, packageName: `${MATH.uid}-${manifest.version}.zip`,
+    packageSize: zip.length, sha1, minAtrium: semver.minVersion(manifest.atrium)?.version ?? '', status: 'published', publishTime: t, createTime: t,
+    // Built and published by the site itself: what it built is what is reviewed.
+    sha256: inspected.sha256, reviewedSha256: inspected.sha256, manifest, files: inspected.files,
+  }).onConflictDoNothing();
+  if (exists) {
+    const [current] = await db.select({ latest: module.latestVersion }).from(module).where(eq(module.id, moduleId)).limit(1);
+    if (current && (!semver.valid(current.latest) || semver.gt(manifest.version, current.latest))) {
+      await db.update(module).set({ latestVersion: manifest.version, updateTime: t }).where(eq(module.id, moduleId));
+    }
+    return [`demo: math ${manifest.version} published (sha256 ${inspected.sha256})`];
+  }
+  return [`demo: free module math ${manifest.version} (sha256 ${inspected.sha256})`];
 }
