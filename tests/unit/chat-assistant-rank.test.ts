@@ -1,7 +1,7 @@
 // The site assistant's ranking and quoting (issue 29 item 15): pure functions of retrieve.ts and
 // assistant.ts. Citation accuracy on real content is measured by `npm run bench -- assistant`.
 import { describe, expect, it } from 'vitest';
-import { explainPassages, holds, keywordsOf, proseOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
+import { holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
 import { assistantAnswer, quoteMarkdown } from '../../src/lib/server/chat/assistant';
 
 const doc = (heading: string, markdown: string, over: Partial<Scored> = {}): Scored => ({
@@ -76,28 +76,6 @@ describe('scorePassages', () => {
     const other = doc('Backups', 'backup backup restore backup: npm run atrium -- backup', { sameLang: false, rank: 0.9 });
     const [o, t] = scorePassages('How do I back up?', ['backup'], [own, other]);
     expect(o).toBeGreaterThan(t!);
-  });
-
-  it('counts a table as a fragment only when no prose around it names the topic', () => {
-    const q = 'How do I restore a backup?';
-    const words = ['restore', 'backup'];
-    // The command table of the topic, with a sentence of its own about it: the section's answer.
-    const commands = doc('Backups', '| Command | Does |\n|---|---|\n| `backup [file]` | A compressed copy of the database and the uploads. |\n| `restore <file>` | Restores onto a stopped site. |\n\nA backup of the embedded database restores into PostgreSQL too.', { title: 'Command line', rank: 0.88 });
-    // The same rows alone, a piece of a longer reference list.
-    const fragment = doc('Backups', '| Command | Does |\n|---|---|\n| `backup [file]` | A compressed copy of the database and the uploads. |\n| `restore <file>` | Restores onto a stopped site. |\n| `backup:list` | The backups kept. |', { title: 'Command line', rank: 0.88 });
-    // Prose that answers as well, slightly less well found by the index.
-    const prose = doc('Backups', 'Back up now on the dashboard writes a backup file. Restore with `npm run atrium -- restore <file>` onto a stopped site.', { title: 'The admin console', rank: 0.81 });
-    const parts = explainPassages(q, words, [commands, fragment, prose]);
-    expect(parts.map((p) => p.table)).toEqual([1, 0.85, 1]);
-    const [c, , p] = parts.map((x) => x.score);
-    expect(c).toBeGreaterThan(p!);
-  });
-
-  it('reads a passage\'s prose without its tables, code blocks and callout markers', () => {
-    const prose = proseOf('Intro about mail.\n\n| SMTP_HOST | server |\n|---|---|\n\n```ini\nSMTP_PORT=465\n```\n\n::: warning Careful\nOne process per folder.\n:::');
-    expect(prose).toContain('Intro about mail.');
-    expect(prose).toContain('One process per folder.');
-    expect(prose).not.toMatch(/SMTP_HOST|SMTP_PORT|warning/);
   });
 
   it('measures how much of a passage is table rows, code aside', () => {

@@ -203,26 +203,6 @@ export function tableShare(markdown: string): number {
   return lines ? rows / lines : 0;
 }
 
-/**
- * A markdown passage's prose: its lines outside tables, code blocks and callout markers, markup
- * dropped. What a passage says around its tables.
- */
-export function proseOf(markdown: string): string {
-  const lines: string[] = [];
-  let fence: string | null = null;
-  for (const line of markdown.split('\n')) {
-    const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
-    if (f) {
-      if (!fence) fence = f[1]![0]!;
-      else if (f[1]![0] === fence) fence = null;
-      continue;
-    }
-    if (fence || /^\s*\|/.test(line) || /^\s*:::/.test(line)) continue;
-    lines.push(line);
-  }
-  return lines.join('\n').replace(/[`*_#>]/g, ' ');
-}
-
 const HOW = /\b(how|steps?)\b|怎么|怎样|如何|步骤/i;
 const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
 
@@ -235,8 +215,8 @@ export interface Scored {
  * most, in the page or post title next, in the text least; rarer words (among the candidates)
  * weigh more. An accepted answer is a solved question's answer and counts a little more; a
  * question without one is only related, and the accepted answer of a question whose title says
- * at least half of what the reader asks leads. A passage that is mostly a table with no prose
- * naming a topic word (a fragment of a reference list) counts less than prose, and a "how" question prefers a passage with steps or a
+ * at least half of what the reader asks leads. A passage that is mostly a table (a fragment of a
+ * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
  * command; an accepted answer comes before its own question. The passages in the question's
  * language all come before those in the other language.
  */
@@ -261,11 +241,6 @@ export function explainPassages(question: string, words: string[], passages: Sco
   const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
   const how = HOW.test(question);
-  // A table whose prose around it says nothing of the topic is a fragment of a reference list.
-  const proseHolds = (p: Scored): boolean => {
-    const prose = proseOf(p.markdown || p.text);
-    return words.some((w) => holds(prose, w) > 0);
-  };
   const parts = passages.map((p): ScoreParts => {
     let text = 0;
     let heading = 0;
@@ -285,7 +260,7 @@ export function explainPassages(question: string, words: string[], passages: Sco
       title: (p.kind === 'doc' ? 0.5 : 1.75) * title / words.length,
       rank: (p.rank / (p.rank + 0.2)) * 0.3,
       post: p.kind === 'post' ? 0.6 : 1,
-      table: tableShare(p.markdown || p.text) > 0.5 && !proseHolds(p) ? 0.85 : 1,
+      table: tableShare(p.markdown || p.text) > 0.5 ? 0.85 : 1,
       how: how && PROCEDURE.test(p.markdown) ? 0.25 : 0,
       // Accepted answers first: a solved question whose title says at least half of what the reader
       // asks (by the words' weight) is the reader's own question, and its accepted answer leads.
