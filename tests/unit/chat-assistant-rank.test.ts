@@ -1,7 +1,7 @@
 // The site assistant's ranking and quoting (issue 29 item 15): pure functions of retrieve.ts and
 // assistant.ts. Citation accuracy on real content is measured by `npm run bench -- assistant`.
 import { describe, expect, it } from 'vitest';
-import { explainPassages, holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
+import { holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
 import { assistantAnswer, quoteMarkdown } from '../../src/lib/server/chat/assistant';
 
 const doc = (heading: string, markdown: string, over: Partial<Scored> = {}): Scored => ({
@@ -69,26 +69,6 @@ describe('scorePassages', () => {
     const mail = doc('Mail and text messages', 'Verification codes go out by e-mail. Set SMTP_HOST to your mail server; outgoing mail then leaves through it.', { rank: 0.35 });
     const [a, m] = scorePassages(q, words, [answer, mail]);
     expect(m).toBeGreaterThan(a!);
-  });
-
-  it('weighs the title of a forum question that is not the reader\'s like a page title, for its post and its accepted answer', () => {
-    const q = 'How do I configure an SMTP server for outgoing mail?';
-    const words = ['configure', 'outgoing', 'server', 'smtp', 'mail'];
-    const title = 'Verification e-mails never arrive: the log says data/outbox';
-    const reply = 'Expected. Until `SMTP_HOST` is set, every e-mail is written to the outbox.\n\n```ini\nSMTP_HOST=smtp.example.com\nSMTP_PORT=465\n```';
-    const answer: Scored = { kind: 'answer', title, heading: '', text: reply.replace(/[`]/g, ''), markdown: reply, intro: false, sameLang: true, rank: 0 };
-    const post: Scored = { kind: 'post', title, heading: '', text: 'Nothing reaches my inbox. The server can reach our SMTP host; no SMTP variables are set.', markdown: 'Nothing reaches my inbox. The server can reach our SMTP host; no `SMTP_*` variables are set.', intro: false, sameLang: true, rank: 0 };
-    const table = '| Variable | Default | Meaning |\n|---|---|---|\n| `SMTP_HOST` | – | SMTP server. Unset: e-mails go to the outbox. |\n| `SMTP_PORT` | `587` | SMTP port. |\n| `SMTP_USER` | – | SMTP credentials. |';
-    const mail = doc('Mail and text messages', `Verification codes go out by e-mail. Without a mail server they are written to files.\n\n${table}`, { rank: 0.35 });
-    const parts = explainPassages(q, words, [answer, post, mail]);
-    // "mail" is one of five topic words: a page title's weight, not the reader's question's.
-    expect(parts[0]!.title).toBeCloseTo(0.5 / 5);
-    expect(parts[1]!.title).toBeCloseTo(0.5 / 5);
-    expect(parts[2]!.score).toBeGreaterThan(parts[0]!.score);
-    // The reader's own question keeps its title's full weight.
-    const own = explainPassages('Verification e-mails never arrive, why?', ['verification', 'arrive', 'mail'], [answer])[0]!;
-    expect(own.title).toBeCloseTo(1.75);
-    expect(own.accepted).toBe(1);
   });
 
   it('keeps every passage in the question\'s language before any in the other language', () => {

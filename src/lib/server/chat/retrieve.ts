@@ -213,9 +213,9 @@ export interface Scored {
 /**
  * How well each passage answers, from the topic words: a word in the section's heading counts
  * most, in the page or post title next, in the text least; rarer words (among the candidates)
- * weigh more. A forum question whose title says at least half of what the reader asks is the
- * reader's own: its title counts most of all and its accepted answer leads; any other question's
- * title counts as a page title does. A question without an accepted answer is only related. A passage that is mostly a table (a fragment of a
+ * weigh more. An accepted answer is a solved question's answer and counts a little more; a
+ * question without one is only related, and the accepted answer of a question whose title says
+ * at least half of what the reader asks leads. A passage that is mostly a table (a fragment of a
  * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
  * command; an accepted answer comes before its own question. The passages in the question's
  * language all come before those in the other language.
@@ -253,20 +253,18 @@ export function explainPassages(question: string, words: string[], passages: Sco
       title += t;
       titleWeight += weight[i]! * t;
     });
-    // A forum question whose title says at least half of what the reader asks (by the words'
-    // weight) is the reader's own question: its title says most of all, and its accepted answer
-    // leads (accepted answers first). Any other question's title is only the title above a
-    // passage, as a page's title is above its sections.
-    const own = p.kind !== 'doc' && titleWeight >= 0.5 * total;
     const part: ScoreParts = {
       text: text / total,
+      // Forum titles are the question itself: they say most of all.
       heading: p.kind === 'doc' ? 1.5 * heading / words.length : 0,
-      title: (own ? 1.75 : 0.5) * title / words.length,
+      title: (p.kind === 'doc' ? 0.5 : 1.75) * title / words.length,
       rank: (p.rank / (p.rank + 0.2)) * 0.3,
       post: p.kind === 'post' ? 0.6 : 1,
       table: tableShare(p.markdown || p.text) > 0.5 ? 0.85 : 1,
       how: how && PROCEDURE.test(p.markdown) ? 0.25 : 0,
-      accepted: own && p.kind === 'answer' ? 1 : 0,
+      // Accepted answers first: a solved question whose title says at least half of what the reader
+      // asks (by the words' weight) is the reader's own question, and its accepted answer leads.
+      accepted: p.kind === 'answer' && titleWeight >= 0.5 * total ? 1 : 0,
       score: 0,
     };
     const s = (part.text + part.heading + part.title + part.rank) * part.post * part.table + part.how + part.accepted;
