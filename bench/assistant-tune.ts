@@ -46,7 +46,7 @@ try {
     const parts = explainPassages(q.question, words, all);
     const f = (x: number): string => x.toFixed(2);
     const explain = (x: ScoreParts): string => `text ${f(x.text)} head ${f(x.heading)} title ${f(x.title)} rank ${f(x.rank)}${x.post !== 1 ? ` ×${x.post}` : ''}${x.table !== 1 ? ` table×${x.table}` : ''}${x.how ? ` how+${x.how}` : ''}${x.accepted ? ` accepted+${x.accepted}` : ''}`;
-    const why = (p: (typeof all)[number]): string => (explain ? `\n            ${explain(parts[all.indexOf(p)]!)}` : '');
+    const why = (p: (typeof all)[number]): string => `\n            ${explain(parts[all.indexOf(p)]!)}`;
     // The order the assistant cites: the first six distinct passages, docs and answers before posts.
     const seen = new Set<string>();
     const six = all.filter((p) => !seen.has(p.url) && seen.add(p.url)).slice(0, 6);
