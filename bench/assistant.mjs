@@ -11,6 +11,8 @@
 // Budget, on the held-out half: top-1 ≥ 80 %, top-3 ≥ 95 %. The tuning half is reported beside it
 // (ranking was tuned on it, so it says little about questions nobody has seen).
 // BENCH_ASSISTANT_VERBOSE=1 prints every question with what was cited.
+// Tuning: bench/assistant-tune.ts prints the tuning half's candidates with each part of their score,
+// in process; it never reads the held-out half, which is measured here once per candidate design.
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';

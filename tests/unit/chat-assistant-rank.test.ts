@@ -1,7 +1,7 @@
 // The site assistant's ranking and quoting (issue 29 item 15): pure functions of retrieve.ts and
 // assistant.ts. Citation accuracy on real content is measured by `npm run bench -- assistant`.
 import { describe, expect, it } from 'vitest';
-import { holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
+import { explainPassages, holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
 import { assistantAnswer, quoteMarkdown } from '../../src/lib/server/chat/assistant';
 
 const doc = (heading: string, markdown: string, over: Partial<Scored> = {}): Scored => ({
@@ -69,6 +69,21 @@ describe('scorePassages', () => {
     const mail = doc('Mail and text messages', 'Verification codes go out by e-mail. Set SMTP_HOST to your mail server; outgoing mail then leaves through it.', { rank: 0.35 });
     const [a, m] = scorePassages(q, words, [answer, mail]);
     expect(m).toBeGreaterThan(a!);
+  });
+
+  it('explains each score by its parts, which add up to it', () => {
+    const q = 'How do I change the site name?';
+    const words = ['change', 'site', 'name'];
+    const table = doc('Site, speed and limits', '| Variable | Default | Meaning |\n|---|---|---|\n| `SITE_DOMAIN` | – | the site name\'s domain |');
+    const settings = doc('Site settings', 'Change them with the command line:\n\n```bash\nnpm run atrium -- config:set site_name "Acme"\n```', { sameLang: false });
+    const parts = explainPassages(q, words, [table, settings]);
+    expect(parts.map((p) => [p.table, p.how])).toEqual([[0.85, 0], [1, 0.25]]);
+    expect(parts[1]!.heading).toBeCloseTo(1.5 * 1 / 3);
+    parts.forEach((p, i) => {
+      const sum = (p.text + p.heading + p.title + p.rank) * p.post * p.table + p.how + p.accepted;
+      expect(p.score).toBeCloseTo((i === 0 ? 10 : 0) + sum);
+    });
+    expect(scorePassages(q, words, [table, settings])).toEqual(parts.map((p) => p.score));
   });
 
   it('keeps every passage in the question\'s language before any in the other language', () => {

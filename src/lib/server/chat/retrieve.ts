@@ -221,12 +221,27 @@ export interface Scored {
  * language all come before those in the other language.
  */
 export function scorePassages(question: string, words: string[], passages: Scored[]): number[] {
-  if (!words.length) return passages.map(() => 0);
+  return explainPassages(question, words, passages).map((p) => p.score);
+}
+
+/** Each part of a passage's score (see scorePassages), for the ranking's tools and tests. */
+export interface ScoreParts {
+  /** Topic words in the text (by weight), in the heading, in the title, and the search rank's share. */
+  text: number; heading: number; title: number; rank: number;
+  /** Multipliers: an unsolved forum post, a table fragment. */
+  post: number; table: number;
+  /** Bonuses: steps or a command for a how question, a solved question that is the reader's own. */
+  how: number; accepted: number;
+  score: number;
+}
+
+export function explainPassages(question: string, words: string[], passages: Scored[]): ScoreParts[] {
+  if (!words.length) return passages.map(() => ({ text: 0, heading: 0, title: 0, rank: 0, post: 1, table: 1, how: 0, accepted: 0, score: 0 }));
   const df = words.map((w) => passages.filter((p) => holds(`${p.title} ${p.heading} ${p.text}`, w) > 0).length);
   const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
   const how = HOW.test(question);
-  const scores = passages.map((p) => {
+  const parts = passages.map((p): ScoreParts => {
     let text = 0;
     let heading = 0;
     let title = 0;
@@ -238,24 +253,31 @@ export function scorePassages(question: string, words: string[], passages: Score
       title += t;
       titleWeight += weight[i]! * t;
     });
-    // Forum titles are the question itself: they say most of all.
-    let s = text / total + (p.kind === 'doc' ? 1.5 * heading + 0.5 * title : 1.75 * title) / words.length;
-    s += (p.rank / (p.rank + 0.2)) * 0.3;
-    if (p.kind === 'post') s *= 0.6;
-    if (tableShare(p.markdown || p.text) > 0.5) s *= 0.85;
-    if (how && PROCEDURE.test(p.markdown)) s += 0.25;
-    // Accepted answers first: a solved question whose title says at least half of what the reader
-    // asks (by the words' weight) is the reader's own question, and its accepted answer leads.
-    if (p.kind === 'answer' && titleWeight >= 0.5 * total) s += 1;
-    return p.sameLang ? 10 + s : s;
+    const part: ScoreParts = {
+      text: text / total,
+      // Forum titles are the question itself: they say most of all.
+      heading: p.kind === 'doc' ? 1.5 * heading / words.length : 0,
+      title: (p.kind === 'doc' ? 0.5 : 1.75) * title / words.length,
+      rank: (p.rank / (p.rank + 0.2)) * 0.3,
+      post: p.kind === 'post' ? 0.6 : 1,
+      table: tableShare(p.markdown || p.text) > 0.5 ? 0.85 : 1,
+      how: how && PROCEDURE.test(p.markdown) ? 0.25 : 0,
+      // Accepted answers first: a solved question whose title says at least half of what the reader
+      // asks (by the words' weight) is the reader's own question, and its accepted answer leads.
+      accepted: p.kind === 'answer' && titleWeight >= 0.5 * total ? 1 : 0,
+      score: 0,
+    };
+    const s = (part.text + part.heading + part.title + part.rank) * part.post * part.table + part.how + part.accepted;
+    part.score = p.sameLang ? 10 + s : s;
+    return part;
   });
   // A solved question's accepted answer comes before the question itself.
   passages.forEach((p, i) => {
     if (p.kind !== 'post') return;
     const answer = passages.findIndex((a) => a.kind === 'answer' && a.title === p.title);
-    if (answer >= 0) scores[answer] = Math.max(scores[answer]!, scores[i]! + 0.01);
+    if (answer >= 0) parts[answer]!.score = Math.max(parts[answer]!.score, parts[i]!.score + 0.01);
   });
-  return scores;
+  return parts;
 }
 
 /** Strips a leading front matter block (`---` … `---`). */
