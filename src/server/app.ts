@@ -11,6 +11,8 @@ import { normalizeApiPath, toAppPath } from '../lib/shared/hosts';
 import { translator } from '../lib/i18n';
 import { apiLocale } from '../lib/server/http';
 import { loadStaticFiles, type StaticFile } from './static';
+import { serveModuleAsset } from './module-assets';
+import { MODULE_ASSETS } from '../lib/server/modules/assets';
 import { serveStorage } from './upload';
 import { appLocals } from '../lib/server/app-locals';
 import { replyAfterBody } from './drain';
@@ -263,6 +265,7 @@ export function createApp(runtime: Runtime, handler: AstroHandler, clientDir: st
       if (isRead) {
         const file = statics.get(pathname);
         if (file) return sendStatic(req, res, file);
+        if (pathname.startsWith(MODULE_ASSETS)) return serveModuleAsset(req, res, runtime, pathname);
       }
       const isApi = pathname.startsWith('/api/');
       if (!isRead) {

@@ -5,7 +5,7 @@ import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState,
 import { enqueueUpload } from '../../lib/client/stores/upload';
 import UploadQueue from '../upload/UploadQueue';
 import { interpolate } from '../../lib/i18n/types';
-import { renderMarkdown } from '../../lib/markdown/render';
+import { onModuleMarkdown, renderWithPageModules } from '../../lib/client/module-markdown';
 import { createSectionRenderer } from './section-render';
 import { applyFormat, continueList, mergeTaskMarkers, diffRange, escapeAlt, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from './format';
 import { buildAnchors, headingKey, invert, mapThrough, measureTextLines, measureTops, pairHeadings, sourceHeadings, type ScrollAnchor } from './scroll-sync';
@@ -281,7 +281,7 @@ export default function MarkdownEditor({
   const [uploads, setUploads] = useState(0);
   const [dragging, setDragging] = useState(false);
   // Split view shows the preview in the server's HTML too; tabs render it when first opened.
-  const [initialHtml] = useState(() => (layout === 'split' ? renderMarkdown(value).html : ''));
+  const [initialHtml] = useState(() => (layout === 'split' ? renderWithPageModules(value).html : ''));
   const renderedRef = useRef<string | null>(layout === 'split' ? value : null);
   // What the visitor typed before hydration: React resets a controlled textarea to its initial value.
   const [typedEarly] = useState(() => (typeof document === 'undefined' ? null : (document.getElementById(ids.text) as HTMLTextAreaElement | null)?.value ?? null));
@@ -349,7 +349,12 @@ export default function MarkdownEditor({
   /** Synchronised scrolling: pairs of textarea → preview scroll positions; null until measured again. */
   const anchorsRef = useRef<ScrollAnchor[] | null>(null);
   // One per editor: each keystroke re-renders only the section it changed.
-  const [sectionRender] = useState(() => createSectionRenderer((markdown) => renderMarkdown(markdown).html));
+  // Installed markdown modules render in the browser after a moment: then the preview is drawn again.
+  const [sectionRender, setSectionRender] = useState(() => createSectionRenderer((markdown) => renderWithPageModules(markdown).html));
+  useEffect(() => onModuleMarkdown(() => {
+    renderedRef.current = null;
+    setSectionRender(() => createSectionRenderer((markdown) => renderWithPageModules(markdown).html));
+  }), []);
   const flushPreview = useCallback((): void => {
     const el = previewRef.current;
     const source = valueRef.current;

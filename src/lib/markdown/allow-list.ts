@@ -22,6 +22,7 @@ export const MATHML_ATTRIBUTES = [
   'accentunder', 'width', 'height', 'depth', 'columnalign', 'rowalign', 'rowspacing', 'columnspacing', 'columnlines',
   'rowlines', 'frame', 'framespacing', 'encoding', 'display', 'minsize', 'maxsize', 'movablelimits', 'linethickness',
   'symmetric', 'largeop', 'notation', 'xmlns', 'voffset', 'form', 'align', 'columnspan', 'rowspan', 'dir',
+  'mathcolor', 'mathbackground', 'mathsize',
 ] as const;
 
 /** Attributes on any allowed element. */

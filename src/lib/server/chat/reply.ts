@@ -9,7 +9,7 @@ import type { Runtime } from '../runtime';
 import { chatReply } from '../db/schema';
 import { AppError } from '../http';
 import { translator, type Locale } from '../../i18n';
-import { renderMarkdown } from '../../markdown/render';
+import { currentRenderSet, renderWithModules } from '../modules/markdown';
 import { serverHighlight } from '../../markdown/highlight.server';
 import { CHAT_KEY_HEADER, linkCitations, type ChatMetadata, type SourceMeta } from '../../shared/chat';
 import { expandFraming, type Translate } from '../../shared/chat-frame';
@@ -163,10 +163,12 @@ const rendered = new LRUCache<string, string>({ max: 200 });
 /** Markdown of an answer with its citations linked, rendered and highlighted as every page is. */
 export async function answerHtml(text: string, sources: SourceMeta[]): Promise<string> {
   const markdown = linkCitations(text, sources);
-  const hit = rendered.get(markdown);
+  // The cache is keyed by the modules' set too: an answer rendered before math was installed is not reused after.
+  const key = `${currentRenderSet()}\u0000${markdown}`;
+  const hit = rendered.get(key);
   if (hit !== undefined) return hit;
-  const html = renderMarkdown(markdown, { highlight: await serverHighlight() }).html;
-  rendered.set(markdown, html);
+  const html = (await renderWithModules(markdown, { highlight: await serverHighlight() }, { kind: 'chat', locale: '' })).html;
+  rendered.set(key, html);
   return html;
 }
 
