@@ -141,7 +141,7 @@ function builtMath(root: string): string | null {
  * as reviewed, so a demo site can install it at once. Built first when a checkout has not built it;
  * skipped with a line saying why when it cannot be. A newer build adds its version. Idempotent.
  */
-async function seedMath(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
+export async function seedMath(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
   const { db, config } = runtime;
   let zipPath = builtMath(config.root);
   const script = join(config.root, 'scripts', 'build-modules.mjs');
@@ -173,7 +173,7 @@ async function seedMath(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string
       description: MATH.description, descriptionEn: MATH.descriptionEn,
     };
     const [row] = await db.insert(module).values({
-      uid: MATH.uid, developerId: FIRST_PARTY, ...texts, category: 'content', tags: MATH.tags, price: 0, scorePrice: 0,
+      uid: MATH.uid, developerId: FIRST_PARTY, ...texts, category: 'content', tags: MATH.tags, price: 0, scorePrice: 0, siteModule: 1,
       status: 'published', latestVersion: manifest.version, publishTime: t, createTime: t, updateTime: t, ...(await moduleText({ ...texts, tags: MATH.tags })),
     }).onConflictDoNothing().returning({ id: module.id });
     if (!row) return [];

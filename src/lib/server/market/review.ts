@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { module, moduleVersion, user } from '../db/schema';
 import { AppError } from '../http';
@@ -122,7 +122,7 @@ export async function decideModule(db: Db, input: ModuleDecision): Promise<{ uid
       latestVersion = await highestPublished(tx, row.id);
       // A module nobody could download is not worth publishing.
       if (!latestVersion) throw new AppError('developer.review.noVersion');
-      await tx.update(module).set({ status: 'published', publishTime: row.publishTime || t, latestVersion, reviewReason: '', updateTime: t })
+      await tx.update(module).set({ status: 'published', publishTime: row.publishTime || t, latestVersion, reviewReason: '', updateTime: t, siteModule: await installsOnSites(tx, row.id, row.siteModule) })
         .where(eq(module.id, row.id));
     } else {
       await tx.update(module).set({ status: 'draft', reviewReason: reason, updateTime: t }).where(eq(module.id, row.id));
@@ -134,6 +134,13 @@ export async function decideModule(db: Db, input: ModuleDecision): Promise<{ uid
     }]);
     return { uid: row.uid, status: input.approve ? 'published' : 'draft', latestVersion };
   });
+}
+
+/** A module with a published package that has a manifest installs on sites (1); else what it was. */
+async function installsOnSites(tx: Pick<Db, 'select'>, moduleId: number, was: number): Promise<number> {
+  const [packaged] = await tx.select({ id: moduleVersion.id }).from(moduleVersion)
+    .where(and(eq(moduleVersion.moduleId, moduleId), eq(moduleVersion.status, 'published'), isNotNull(moduleVersion.manifest))).limit(1);
+  return packaged ? 1 : was;
 }
 
 export interface VersionDecision {
@@ -161,7 +168,7 @@ export async function decideVersion(db: Db, input: VersionDecision): Promise<{ u
     if (input.approve) {
       await tx.update(moduleVersion).set({ status: 'published', publishTime: t, reviewReason: '', reviewedSha256: sql`${moduleVersion.sha256}` }).where(eq(moduleVersion.id, v.id));
       latestVersion = await highestPublished(tx, m.id);
-      await tx.update(module).set({ latestVersion, updateTime: t }).where(eq(module.id, m.id));
+      await tx.update(module).set({ latestVersion, updateTime: t, siteModule: await installsOnSites(tx, m.id, m.siteModule) }).where(eq(module.id, m.id));
     } else {
       await tx.update(moduleVersion).set({ status: 'rejected', reviewReason: reason }).where(eq(moduleVersion.id, v.id));
     }
