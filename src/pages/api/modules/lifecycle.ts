@@ -5,7 +5,7 @@ import { ModuleStepInput } from '../../../lib/shared/validation/market';
 import { translateAny } from '../../../lib/i18n';
 import { actorOf } from '../../../lib/server/admin/guard';
 import { moduleStep } from '../../../lib/server/modules/lifecycle';
-import { routeAccess, ADMINS } from '../../../lib/shared/access';
+import { routeAccess, ADMINS, as } from '../../../lib/shared/access';
 
 /**
  * One lifecycle step on a module of this site (install, upgrade, rollback, enable, disable,
@@ -22,5 +22,5 @@ export const POST = api(async (ctx) => {
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({
   rule: 'market/install',
-  POST: { ...ADMINS, input: ModuleStepInput },
+  POST: { ...as(ADMINS, 'refused'), input: ModuleStepInput },
 });
