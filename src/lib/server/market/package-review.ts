@@ -70,9 +70,10 @@ export async function checkUnchanged(runtime: PackageRuntime & Pick<Runtime, 'db
 /**
  * Before a site module is installed at a version with a package: the stored package must hash to
  * the sha256 its reviewer approved, and its manifest must accept this Atrium; otherwise refused.
+ * Returns the verified package (bytes or file path), null for a version without one.
  */
-export async function verifyForInstall(runtime: PackageRuntime, uid: string, v: { version: string; packagePath: string; packageSize: number; reviewedSha256: string; manifest: unknown }): Promise<void> {
-  if (!v.packagePath) return;
+export async function verifyForInstall(runtime: PackageRuntime, uid: string, v: { version: string; packagePath: string; packageSize: number; reviewedSha256: string; manifest: unknown }): Promise<string | Buffer | null> {
+  if (!v.packagePath) return null;
   const values = { uid, version: v.version };
   if (!v.reviewedSha256) throw new AppError('market.packageNotReviewed', { values });
   const source = await storedPackage(runtime, v.packagePath, v.packageSize);
@@ -84,4 +85,5 @@ export async function verifyForInstall(runtime: PackageRuntime, uid: string, v: 
   }
   const range = (v.manifest as Manifest | null)?.atrium;
   if (range && !worksWith(range, ATRIUM_VERSION)) throw new AppError('market.packageAtrium', { values: { ...values, range, atrium: ATRIUM_VERSION } });
+  return source;
 }

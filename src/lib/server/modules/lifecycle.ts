@@ -5,8 +5,8 @@
 // install; packaged modules are installed at a version whose stored package still hashes to the
 // sha256 its reviewer approved.
 import { and, eq } from 'drizzle-orm';
-import { rm } from 'node:fs/promises';
-import { module, moduleInstall, moduleKv, moduleVersion } from '../db/schema';
+import { readFile, rm } from 'node:fs/promises';
+import { module, moduleInstall, moduleKv, modulePackage, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import { recordAction, type Actor } from '../admin/audit';
@@ -76,8 +76,16 @@ async function chooseVersion(rt: Rt, uid: string, actor: Actor, version?: string
   const chosen = version ? candidates.find((v) => v.version === version) : candidates[0];
   if (!chosen) throw new AppError(version ? 'modules.lifecycle.noVersion' : 'market.noPackage', { values: { uid, version: version ?? '' } });
   // The stored bytes must still be what the reviewer approved, for an Atrium the manifest accepts.
-  await verifyForInstall(rt, uid, chosen);
+  await keepPackage(rt, uid, chosen, await verifyForInstall(rt, uid, chosen));
   return chosen;
+}
+
+/** Copies a verified package into the shared package table every instance unpacks from (once per sha256). */
+async function keepPackage(rt: Rt, uid: string, v: InstallableVersion, source: string | Buffer | null): Promise<void> {
+  if (!source) return;
+  const bytes = typeof source === 'string' ? await readFile(source) : source;
+  await rt.db.insert(modulePackage).values({ sha256: v.reviewedSha256, uid, version: v.version, data: bytes.toString('base64'), size: bytes.length, createTime: now() })
+    .onConflictDoNothing();
 }
 
 /** Installs (or re-installs at another version) a packaged module, enabled. Returns the version. */
@@ -112,7 +120,7 @@ export async function rollbackModule(rt: Rt, uid: string, actor: Actor): Promise
   const listed = await publishedVersions(rt, uid);
   const target = listed?.versions.find((v) => v.version === before.previousVersion);
   if (!target) throw new AppError('modules.lifecycle.noVersion', { values: { uid, version: before.previousVersion } });
-  await verifyForInstall(rt, uid, target);
+  await keepPackage(rt, uid, target, await verifyForInstall(rt, uid, target));
   await rt.db.update(moduleInstall).set({ version: target.version, sha256: target.reviewedSha256, previousVersion: before.version, enabled: 1, reason: '', updateTime: now() })
     .where(eq(moduleInstall.uid, uid));
   await changed(rt, actor, 'rollback', uid, summary(before), target.version);
@@ -143,6 +151,7 @@ export async function disableAll(rt: Rt, actor: Actor, reason: string): Promise<
  */
 export async function uninstall(rt: Rt, uid: string, actor: Actor, purge = false): Promise<boolean> {
   const gone = await rt.db.delete(moduleInstall).where(eq(moduleInstall.uid, uid)).returning();
+  await rt.db.delete(modulePackage).where(eq(modulePackage.uid, uid));
   if (purge) {
     await rt.db.delete(moduleKv).where(eq(moduleKv.moduleUid, uid));
     await rm(moduleFolders(rt.config.dataDir, uid).dataDir, { recursive: true, force: true });

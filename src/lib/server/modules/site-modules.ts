@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MarkdownExtension } from '../../markdown/render';
-import { module, moduleInstall, moduleVersion } from '../db/schema';
+import { module, moduleInstall, modulePackage, moduleVersion } from '../db/schema';
 import { storedPackage } from '../market/package-review';
 import type { Bus } from '../bus';
 import type { Db } from '../db/client';
@@ -176,13 +176,20 @@ export class SiteModules implements RunningModules {
     }
   }
 
+  /** The package's bytes: from the shared package table, else from the market's package storage. */
+  private async packageOf(row: typeof moduleInstall.$inferSelect): Promise<string | Buffer | null> {
+    const [kept] = await this.rt.db.select({ data: modulePackage.data }).from(modulePackage).where(eq(modulePackage.sha256, row.sha256)).limit(1);
+    if (kept) return Buffer.from(kept.data, 'base64');
+    const [v] = await this.rt.db.select({ packagePath: moduleVersion.packagePath, packageSize: moduleVersion.packageSize })
+      .from(moduleVersion).innerJoin(module, eq(module.id, moduleVersion.moduleId))
+      .where(and(eq(module.uid, row.uid), eq(moduleVersion.version, row.version))).limit(1);
+    return v ? storedPackage(this.rt, v.packagePath, v.packageSize) : null;
+  }
+
   private async activate(row: typeof moduleInstall.$inferSelect): Promise<ActiveModule> {
     const folders = moduleFolders(this.rt.config.dataDir, row.uid, row.version, row.sha256);
     if (!existsSync(join(folders.packageDir, MANIFEST_FILE))) {
-      const [v] = await this.rt.db.select({ packagePath: moduleVersion.packagePath, packageSize: moduleVersion.packageSize })
-        .from(moduleVersion).innerJoin(module, eq(module.id, moduleVersion.moduleId))
-        .where(and(eq(module.uid, row.uid), eq(moduleVersion.version, row.version))).limit(1);
-      const source = v ? await storedPackage(this.rt, v.packagePath, v.packageSize) : null;
+      const source = await this.packageOf(row);
       if (!source) throw new Error(`the package of ${row.uid} ${row.version} is not in the package store`);
       const actual = await sha256Of(source);
       if (actual !== row.sha256) throw new Error(`the package of ${row.uid} ${row.version} no longer matches the installed sha256`);

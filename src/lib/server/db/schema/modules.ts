@@ -25,6 +25,20 @@ export const moduleInstall = pgTable('module_install', {
   updateTime: bigint('update_time', { mode: 'number' }).notNull().default(0),
 });
 
+/**
+ * The bytes of the packages this site installed, by sha256 (base64): the shared store every instance
+ * unpacks from, whatever the upload storage is (a package on one host's disk is not shared).
+ * Kept while the module is installed (its current and previous version), removed on uninstall.
+ */
+export const modulePackage = pgTable('module_package', {
+  sha256: varchar('sha256', { length: 64 }).primaryKey(),
+  uid: varchar('uid', { length: 40 }).notNull(),
+  version: varchar('version', { length: 20 }).notNull(),
+  data: text('data').notNull(),
+  size: integer('size').notNull(),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+}, (t) => [index('module_package_uid_idx').on(t.uid)]);
+
 /** A member's application to sell modules, and the operator's decision on it (one per member). */
 export const developer = pgTable('developer', {
   userId: integer('user_id').primaryKey(),
