@@ -47,7 +47,7 @@ describe('module store requests', () => {
 describe('module host flags', () => {
   it('reads its package and data folders, writes only its data folder, no processes or workers, capped heap', () => {
     const argv = hostExecArgv({ uid: 'm', version: '1.0.0', packageDir: '/srv/p', dataDir: '/srv/d', serverEntry: 'server.mjs', hooks: [] }, 64);
-    expect(argv).toEqual(['--permission', '--allow-fs-read=/srv/p', '--allow-fs-read=/srv/d', '--allow-fs-write=/srv/d', '--max-old-space-size=64']);
+    expect(argv).toEqual(['--permission', '--allow-fs-read=/srv/p', '--allow-fs-read=/srv/d', '--allow-fs-write=/srv/d', '--max-old-space-size=64', '--max-semi-space-size=1', '--no-opt', '--single-threaded']);
     expect(argv.join(' ')).not.toMatch(/allow-child-process|allow-worker|allow-addons|allow-wasi/);
   });
 });

@@ -216,3 +216,37 @@ export async function moduleStep(rt: Rt, input: { uid: string; action: 'install'
     }
   }
 }
+
+/** A module as the console's Modules section shows it. */
+export interface ConsoleModule {
+  uid: string;
+  name: string;
+  /** Shipped in this codebase (the editor): installs without a package. */
+  builtin: boolean;
+  installed: InstalledRow | null;
+  /** The newest reviewed version with a package ('' : none). */
+  latest: string;
+  manifest: Manifest | null;
+}
+
+/** The site modules: built-in ones, installed ones and every market module with a reviewed package. */
+export async function consoleModules(rt: Pick<Rt, 'db'>, locale: 'zh-cn' | 'en'): Promise<ConsoleModule[]> {
+  const rows = await rt.db.select({ uid: module.uid, name: module.name, nameEn: module.nameEn, v: moduleVersion }).from(module)
+    .innerJoin(moduleVersion, and(eq(moduleVersion.moduleId, module.id), eq(moduleVersion.status, 'published')))
+    .where(eq(module.status, 'published'));
+  const installed = new Map((await installedList(rt)).map((r) => [r.uid, r]));
+  const byUid = new Map<string, ConsoleModule>();
+  for (const uid of Object.keys(SITE_MODULES)) byUid.set(uid, { uid, name: uid, builtin: true, installed: installed.get(uid) ?? null, latest: '', manifest: null });
+  for (const r of rows) {
+    if (!r.v.packagePath || !r.v.manifest || !r.v.reviewedSha256) continue;
+    const entry = byUid.get(r.uid) ?? { uid: r.uid, name: r.uid, builtin: Boolean(SITE_MODULES[r.uid]), installed: installed.get(r.uid) ?? null, latest: '', manifest: null };
+    entry.name = (locale === 'en' && r.nameEn) || r.name;
+    if (!entry.latest || compareVersions(r.v.version, entry.latest) > 0) {
+      entry.latest = r.v.version;
+      entry.manifest = r.v.manifest as Manifest;
+    }
+    byUid.set(r.uid, entry);
+  }
+  for (const [uid, row] of installed) if (!byUid.has(uid)) byUid.set(uid, { uid, name: uid, builtin: false, installed: row, latest: '', manifest: null });
+  return [...byUid.values()].sort((a, b) => Number(Boolean(b.installed)) - Number(Boolean(a.installed)) || (a.uid < b.uid ? -1 : 1));
+}
