@@ -35,6 +35,7 @@ const nonce = (a: Actor, what: string): string => `${what}-${a}-${Date.now().toS
 
 export const SAMPLES: Samples = {
   '/api/[...rest]': { ALL: q({}) },
+  '/api/m/[...path]': { ALL: q({}) },
   '/api/account/balance': { GET: q({ page: 1 }) },
   '/api/account/balanceExport': { GET: q({}) },
   '/api/account/changeBind': { POST: b({ type: 'email', captcha: '123456', email: 'new@example.com', accountVerificationToken: 'x'.repeat(32) }) },

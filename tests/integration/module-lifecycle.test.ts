@@ -53,20 +53,20 @@ export default { hooks: { async markdown(items, ctx) {
 
 let moduleId = 0;
 
-/** Publishes a version of `shout` in the market, its package stored and its sha256 approved. */
-async function publish(version: string, bytes: Buffer): Promise<void> {
+/** Publishes a version of `shout` (or of the module `id`) in the market, its package stored and its sha256 approved. */
+async function publish(version: string, bytes: Buffer, id = moduleId, uid = 'shout'): Promise<void> {
   const inspected = await inspectPackage(bytes);
   if (!inspected.ok) throw new Error(JSON.stringify(inspected.problems));
-  const packagePath = `test/shout-${version}-${inspected.sha256.slice(0, 8)}.zip`;
+  const packagePath = `test/${uid}-${version}-${inspected.sha256.slice(0, 8)}.zip`;
   const file = packageFile(rt, packagePath)!;
   await mkdir(dirname(file), { recursive: true });
   writeFileSync(file, bytes);
   const t = Math.floor(Date.now() / 1000);
   await rt.db.insert(moduleVersion).values({
-    moduleId, version, changelog: '', packagePath, packageName: `shout-${version}.zip`, packageSize: bytes.length, sha256: inspected.sha256,
+    moduleId: id, version, changelog: '', packagePath, packageName: `${uid}-${version}.zip`, packageSize: bytes.length, sha256: inspected.sha256,
     reviewedSha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files, status: 'published', publishTime: t, createTime: t,
   });
-  await rt.db.update(module).set({ latestVersion: version }).where(eq(module.id, moduleId));
+  await rt.db.update(module).set({ latestVersion: version }).where(eq(module.id, id));
 }
 
 /** Waits until this instance runs `set` (the bus message reached it and it reconciled). */
@@ -189,6 +189,46 @@ describe('a faulty module', () => {
     const [row] = await rt.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'shout'));
     expect(row?.version).toBe('2.0.0');
   });
+});
+
+describe('a module with API routes', () => {
+  it('answers /api/m/{uid}/… in its host with the declared access, its store its own', async () => {
+    const server = `export default { routes: {
+  'GET /status': async (req, ctx) => ({ body: { ok: true, pings: (await ctx.store.get('pings')) ?? 0 } }),
+  'POST /ping': async (req, ctx) => { const n = ((await ctx.store.get('pings')) ?? 0) + 1; await ctx.store.set('pings', n); return { body: { pings: n, by: req.memberId, said: req.body.say ?? null } }; },
+  'GET /secret': () => ({ body: 'for administrators' }),
+  'GET /teapot': () => ({ status: 418, body: { why: 'short and stout' } }),
+  'GET /slow': () => new Promise(() => {}),
+} };\n`;
+    const bytes = modulePackage('pinger', '1.0.0', [{ name: 'server.mjs', data: Buffer.from(server) }], {
+      entry: { server: 'server.mjs' }, capabilities: ['routes', 'storage'],
+      contributes: { routes: [
+        { method: 'GET', path: '/status', access: 'public' }, { method: 'POST', path: '/ping', access: 'member' },
+        { method: 'GET', path: '/secret', access: 'admin' }, { method: 'GET', path: '/teapot', access: 'public' }, { method: 'GET', path: '/slow', access: 'public' },
+      ] },
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const [m] = await rt.db.insert(module).values({ uid: 'pinger', developerId: people.boss!.id, name: 'Pinger', category: 'tools', status: 'published', createTime: t, updateTime: t }).returning();
+    await publish('1.0.0', bytes, m!.id, 'pinger');
+    const get = async (path: string, who?: string, lang = 'en') => (await raw(srv.url, path, { headers: { 'think-lang': lang, ...(who ? { 'ba-user-token': people[who]!.token } : {}) } }));
+    expect((await get('/api/m/pinger/status')).status).toBe(404);
+    expect((await post('boss', '/api/modules/lifecycle', { uid: 'pinger', action: 'install' })).code).toBe(1);
+    await until(() => rt.modules.list().some((a) => a.uid === 'pinger'), 'pinger');
+    expect((await get('/api/m/pinger/status')).json()).toMatchObject({ code: 1, data: { ok: true, pings: 0 } });
+    expect((await postJson(srv.url, '/api/m/pinger/ping', { say: 'hi' }, { 'think-lang': 'en' })).json()).toMatchObject({ code: 303 });
+    expect(await post('writer', '/api/m/pinger/ping', { say: 'hi' })).toMatchObject({ code: 1, data: { pings: 1, by: people.writer!.id, said: 'hi' } });
+    expect((await get('/api/m/pinger/secret', 'writer')).json().code).toBe(401);
+    expect((await get('/api/m/pinger/secret', 'boss')).json()).toMatchObject({ code: 1, data: 'for administrators' });
+    const teapot = await get('/api/m/pinger/teapot', undefined, 'zh-cn');
+    expect(teapot.status).toBe(418);
+    expect(teapot.json()).toMatchObject({ code: 0, msg: '模块 pinger 拒绝了此请求', data: { why: 'short and stout' } });
+    expect((await get('/api/m/pinger/undeclared')).status).toBe(404);
+    const slow = await get('/api/m/pinger/slow');
+    expect(slow.status).toBe(504);
+    expect(slow.json().msg).toBe('The module pinger could not answer; try again later');
+    // Its store is its own: the site's key-value rows carry its uid.
+    expect(await rt.db.select().from(moduleKv).where(eq(moduleKv.moduleUid, 'pinger'))).toEqual([expect.objectContaining({ key: 'pings', value: 1 })]);
+  }, scaled(60_000));
 });
 
 describe('safe mode', () => {

@@ -127,6 +127,8 @@ export default {
   'modules.install.installed': 'Installed version {version}',
   'modules.install.updateAvailable': 'Update available: {from} → {to}',
   'modules.install.notInstalled': 'This module is not installed on this site.',
+  'modules.route.refused': 'The module {uid} refused the request',
+  'modules.route.failed': 'The module {uid} could not answer; try again later',
   'modules.lifecycle.noVersion': '{uid} has no published, reviewed version {version} to install',
   'modules.lifecycle.upToDate': '{uid} {version} is already the newest version',
   'modules.lifecycle.noPrevious': '{uid} has no earlier version to roll back to',

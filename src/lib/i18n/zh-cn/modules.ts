@@ -125,6 +125,8 @@ export default {
   'modules.install.installed': '已安装版本 {version}',
   'modules.install.updateAvailable': '有可用更新：{from} → {to}',
   'modules.install.notInstalled': '本站尚未安装此模块。',
+  'modules.route.refused': '模块 {uid} 拒绝了此请求',
+  'modules.route.failed': '模块 {uid} 暂时无法响应，请稍后再试',
   'modules.lifecycle.noVersion': '{uid} 没有可安装的、已审核发布的 {version} 版本',
   'modules.lifecycle.upToDate': '{uid} {version} 已是最新版本',
   'modules.lifecycle.noPrevious': '{uid} 没有可回滚到的早先版本',
