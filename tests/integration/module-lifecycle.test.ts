@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/lib/server/account/users';
-import { askCategory, askPost, module, moduleInstall, moduleKv, moduleVersion } from '../../src/lib/server/db/schema';
+import { askCategory, askPost, module, moduleEvent, moduleInstall, moduleKv, moduleVersion } from '../../src/lib/server/db/schema';
 import { packageFile } from '../../src/lib/server/market/packages';
 import { inspectPackage } from '../../src/lib/server/modules/inspect';
 import { installModule } from '../../src/lib/server/modules/installs';
@@ -228,6 +228,40 @@ describe('a module with API routes', () => {
     expect(slow.json().msg).toBe('The module pinger could not answer; try again later');
     // Its store is its own: the site's key-value rows carry its uid.
     expect(await rt.db.select().from(moduleKv).where(eq(moduleKv.moduleUid, 'pinger'))).toEqual([expect.objectContaining({ key: 'pings', value: 1 })]);
+  }, scaled(60_000));
+});
+
+describe('a module told of site events', () => {
+  it('gets each event once after commit, from the outbox; a failing one is kept for a retry', async () => {
+    const server = `export default { hooks: { async onEvent(name, payload, ctx) {
+  if (name === 'reply.created') throw new Error('not today');
+  await ctx.store.set(name + ':' + payload.id, payload);
+} } };\n`;
+    const bytes = modulePackage('listener', '1.0.0', [{ name: 'server.mjs', data: Buffer.from(server) }], {
+      entry: { server: 'server.mjs' }, capabilities: ['events', 'storage'], contributes: { events: ['post.created', 'reply.created', 'member.joined'] },
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const [m] = await rt.db.insert(module).values({ uid: 'listener', developerId: people.boss!.id, name: 'Listener', category: 'tools', status: 'published', createTime: t, updateTime: t }).returning();
+    await publish('1.0.0', bytes, m!.id, 'listener');
+    expect((await post('boss', '/api/modules/lifecycle', { uid: 'listener', action: 'install' })).code).toBe(1);
+    await until(() => rt.modules.list().some((a) => a.uid === 'listener'), 'listener');
+    const [discussion] = await rt.db.select({ id: askCategory.id }).from(askCategory).where(eq(askCategory.slug, 'discussion'));
+    const made = await post<{ id: number }>('boss', '/api/ask/post', { title: 'Told to modules', content: 'Hello modules', category_id: discussion!.id, nonce: 'events-1' });
+    expect(made.code, made.msg).toBe(1);
+    const key = `post.created:${made.data.id}`;
+    await until(async () => (await rt.db.select().from(moduleKv).where(and(eq(moduleKv.moduleUid, 'listener'), eq(moduleKv.key, key)))).length === 1, 'the event');
+    const [stored] = await rt.db.select().from(moduleKv).where(and(eq(moduleKv.moduleUid, 'listener'), eq(moduleKv.key, key)));
+    expect(stored!.value).toMatchObject({ id: made.data.id, title: 'Told to modules', url: `/ask/info/${made.data.id}`, authorId: people.boss!.id });
+    // Handled events leave the outbox; the failing reply event stays, tried once, due again later.
+    const reply = await post<{ id: number }>('writer', '/api/ask/reply', { post_id: made.data.id, content: 'A reply', nonce: 'events-2' });
+    expect(reply.code, reply.msg).toBe(1);
+    await until(async () => (await rt.db.select().from(moduleEvent).where(eq(moduleEvent.moduleUid, 'listener'))).some((e) => e.attempts === 1), 'the retry');
+    const left = await rt.db.select().from(moduleEvent).where(eq(moduleEvent.moduleUid, 'listener'));
+    expect(left).toEqual([expect.objectContaining({ event: 'reply.created', attempts: 1 })]);
+    expect(left[0]!.nextTime).toBeGreaterThan(Math.floor(Date.now() / 1000));
+    // A module that is not installed gets nothing recorded; uninstalling drops what waited.
+    expect(await runCommand(['module:uninstall', 'listener'], rt, { out: () => undefined, err: () => undefined, cwd: process.cwd() })).toBe(0);
+    expect(await rt.db.select().from(moduleEvent).where(eq(moduleEvent.moduleUid, 'listener'))).toEqual([]);
   }, scaled(60_000));
 });
 

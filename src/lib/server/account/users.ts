@@ -8,6 +8,7 @@ import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from '../auth/p
 import { endOtherSessions, startSession, type IssuedSession } from '../auth/sessions';
 import { recordLogin, type LoginAttempt } from './login-history';
 import { displayNameSql, type UserRow } from '../db/rows';
+import { recordModuleEvent } from '../modules/events';
 
 // Beside the schema since they are shared (db/rows.ts); still exported here for this area's callers.
 export { displayNameSql, type UserRow };
@@ -91,6 +92,7 @@ export async function createUser(db: Db, input: NewUser): Promise<UserRow> {
       password: await hashPassword(input.password), groupId: input.groupId ?? 1, joinIp: input.ip ?? '', joinTime: t, createTime: t, updateTime: t, regScore: input.regScore ?? 0,
       ...(input.loggedIn ? { lastLoginTime: t, lastLoginIp: input.ip ?? '' } : {}),
     }).returning();
+    await recordModuleEvent(db, 'member.joined', { id: row!.id, username: row!.username });
     return row!;
   } catch (err) {
     if (isUniqueViolation(err)) {

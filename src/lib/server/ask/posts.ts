@@ -11,6 +11,7 @@ import type { Locale } from '../../i18n';
 import type { ListInput, PostInput } from '../../shared/validation/ask';
 import { mentionedMembers, mentionsIn, renderBody } from './render';
 import { currentRenderSet } from '../modules/markdown';
+import { recordModuleEvent } from '../modules/events';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -100,6 +101,7 @@ export async function createPost(db: Db, authorId: number, input: z.output<typeo
     const reward = await scoreSetting(tx, 'ask_post_score', 2);
     if (reward > 0) await adjustScore(tx, authorId, reward, `Post #${row.id} published`, { key: 'user.ledger.memo.post', params: { id: row.id } });
     await notifyMentions(tx, input.content, authorId, input.title, `/ask/info/${row.id}`);
+    await recordModuleEvent(tx, 'post.created', { id: row.id, title: input.title, url: `/ask/info/${row.id}`, authorId, categoryId: category.id });
     return { id: row.id, created: true };
   });
 }

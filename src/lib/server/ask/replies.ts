@@ -11,6 +11,7 @@ import { mentionedMembers, renderBody } from './render';
 import { currentRenderSet } from '../modules/markdown';
 import { mentionNotices, refreshHot, scoreSetting, type Author } from './posts';
 import { plainText } from '../search/text';
+import { recordModuleEvent } from '../modules/events';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -53,6 +54,7 @@ export async function createReply(db: Db, authorId: number, input: z.output<type
     }
     // One call: a member both replied to and mentioned is told once, by the reply.
     await notify(tx, [...notices, ...await mentionNotices(tx, input.content, authorId, post.title, link)]);
+    await recordModuleEvent(tx, 'reply.created', { id: row.id, postId: post.id, parentId: parent?.id ?? 0, authorId, url: link });
     return { id: row.id, created: true };
   });
 }

@@ -9,6 +9,7 @@ import { notify } from '../messages/notify';
 import { UPDATE_SECONDS } from '../../shared/market';
 import { formatDate } from '../../shared/date';
 import type { Locale } from '../../i18n';
+import { recordModuleEvent } from '../modules/events';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type PayType = 'balance' | 'score';
@@ -120,6 +121,7 @@ export async function buyModule(db: Db, input: BuyInput): Promise<{ order: Order
       summary: input.payType === 'balance' ? `¥${formatMoney(amount - commission)}` : `${amount - commission}`,
       link: '/user/developer/orders',
     }]);
+    await recordModuleEvent(tx, 'order.paid', { orderNo, uid: m.uid, buyerId: input.userId, payType: input.payType, amount });
     return { order: summary(order!), created: true };
   });
 }

@@ -6,7 +6,7 @@
 // sha256 its reviewer approved.
 import { and, eq } from 'drizzle-orm';
 import { readFile, rm } from 'node:fs/promises';
-import { module, moduleInstall, moduleKv, modulePackage, moduleVersion } from '../db/schema';
+import { module, moduleEvent, moduleInstall, moduleKv, modulePackage, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import { recordAction, type Actor } from '../admin/audit';
@@ -152,6 +152,7 @@ export async function disableAll(rt: Rt, actor: Actor, reason: string): Promise<
 export async function uninstall(rt: Rt, uid: string, actor: Actor, purge = false): Promise<boolean> {
   const gone = await rt.db.delete(moduleInstall).where(eq(moduleInstall.uid, uid)).returning();
   await rt.db.delete(modulePackage).where(eq(modulePackage.uid, uid));
+  await rt.db.delete(moduleEvent).where(eq(moduleEvent.moduleUid, uid));
   if (purge) {
     await rt.db.delete(moduleKv).where(eq(moduleKv.moduleUid, uid));
     await rm(moduleFolders(rt.config.dataDir, uid).dataDir, { recursive: true, force: true });

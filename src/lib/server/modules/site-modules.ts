@@ -26,6 +26,10 @@ import type { HookName, ModuleStatus } from './host/types';
 import { sha256Of, unpackPackage } from './inspect';
 import { MANIFEST_FILE, Manifest } from './manifest';
 import { setMarkdownProvider, type MarkdownProvider } from './markdown';
+import { deliverDue, setEventSubscribers, type SiteEvent } from './events';
+
+/** How often due module events are looked for while a running module subscribes to some. */
+const EVENT_POLL_MS = 500;
 
 /** The bus channel of lifecycle changes: every instance reconciles when it hears one. */
 export const MODULES_CHANNEL = 'modules';
@@ -66,6 +70,10 @@ export class SiteModules implements RunningModules {
   private chain: Promise<void> = Promise.resolve();
   private readonly offs: (() => void)[] = [];
   private readonly reported = new Map<string, string>();
+  /** Event → the uids of running modules subscribed to it. */
+  private subscribers = new Map<SiteEvent, string[]>();
+  private pollTimer: NodeJS.Timeout | null = null;
+  private delivering: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** Told when the set of markdown modules changed (the background re-render starts). */
   onRenderSetChange: ((set: string) => void) | null = null;
@@ -75,6 +83,7 @@ export class SiteModules implements RunningModules {
   /** Reconciles now, then on every `modules` message and bus reconnect. */
   async start(): Promise<void> {
     setMarkdownProvider(this.provider);
+    setEventSubscribers((event) => this.subscribers.get(event) ?? []);
     this.offs.push(this.rt.bus.subscribe(MODULES_CHANNEL, () => void this.reconcile()));
     this.offs.push(this.rt.bus.onReconnect(() => void this.reconcile()));
     if (this.safeMode) this.rt.log.warn('safe mode: every module is disabled (ATRIUM_SAFE_MODE)');
@@ -107,10 +116,26 @@ export class SiteModules implements RunningModules {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
     for (const off of this.offs) off();
+    await this.delivering;
     await this.chain;
     this.host?.close();
     setMarkdownProvider(null);
+    setEventSubscribers(null);
+  }
+
+  /** Delivers due events while a running module subscribes to some, polling every 500 ms. */
+  private pollEvents(): void {
+    if (this.pollTimer || this.closed || !this.subscribers.size) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = null;
+      const running = new Set([...this.subscribers.values()].flat());
+      this.delivering = deliverDue(this.rt.db, this.host, running, this.rt.log)
+        .catch((err: unknown) => { this.rt.log.error('module events failed', { err: String(err) }); return 0; })
+        .then(() => this.pollEvents());
+    }, EVENT_POLL_MS);
+    this.pollTimer.unref();
   }
 
   private readonly provider: MarkdownProvider = {
@@ -165,6 +190,13 @@ export class SiteModules implements RunningModules {
         await this.disable(row.uid, `activation failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    const subscribers = new Map<SiteEvent, string[]>();
+    for (const a of this.active.values()) {
+      if (!a.manifest.capabilities.includes('events') || !a.manifest.entry.server) continue;
+      for (const event of a.manifest.contributes.events ?? []) subscribers.set(event, [...(subscribers.get(event) ?? []), a.uid]);
+    }
+    this.subscribers = subscribers;
+    this.pollEvents();
     const markdown = [...this.active.values()].filter((a) => a.manifest.contributes.markdown).sort((a, b) => (a.uid < b.uid ? -1 : 1));
     const set = markdown.map((a) => `${a.uid}@${a.version}`).join(',');
     if (set !== this.renderSet) {
