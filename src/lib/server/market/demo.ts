@@ -60,7 +60,7 @@ it exists so that buying, downloading and reviewing can be tried on a demo site.
  * Idempotent.
  */
 export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
-  return [...(await seedSample(runtime)), ...(await seedMath(runtime))];
+  return [...(await seedSample(runtime)), ...(await seedMath(runtime)), ...(await seedWebhook(runtime))];
 }
 
 async function seedSample(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
@@ -99,8 +99,26 @@ async function seedSample(runtime: Pick<Runtime, 'db' | 'config'>): Promise<stri
   return [`demo: sample paid module ${SAMPLE.uid}`];
 }
 
-const MATH = {
+interface BuiltSpec {
+  uid: string;
+  summary: string;
+  summaryEn: string;
+  tags: string[];
+  description: string;
+  descriptionEn: string;
+  changelog: string;
+  changelogEn: string;
+  category: string;
+  /** Cents, and points (0 and 0: free). */
+  price: number;
+  scorePrice: number;
+}
+
+const MATH: BuiltSpec = {
   uid: 'math',
+  category: 'content',
+  price: 0,
+  scorePrice: 0,
   summary: '在帖子、回复、文档和聊天中用 $…$、$$…$$ 写数学公式，渲染为浏览器原生显示的 MathML。',
   summaryEn: 'Write math with $…$ and $$…$$ in posts, replies, docs and chat, rendered as MathML that browsers show natively.',
   tags: ['markdown', 'math', 'tex', '数学'],
@@ -126,36 +144,72 @@ This package is built from \`modules/math\` in the Atrium repository, and is the
   changelogEn: 'First release: inline, display and math-fence formulas, with the browser preview.',
 };
 
-/** The newest `math-<version>.zip` in dist/modules, or null. */
-function builtMath(root: string): string | null {
+const WEBHOOK: BuiltSpec = {
+  uid: 'webhook',
+  category: 'tools',
+  price: 100,
+  scorePrice: 10,
+  summary: '有新帖或新回复时，把它签名后 POST 到你设置的地址：通知聊天群，或同步到其他系统。',
+  summaryEn: 'POSTs each new post and reply, signed, to the address you set: notify a chat room or keep another system in step.',
+  tags: ['webhook', 'integration', '通知'],
+  description: `安装后，每当有新帖或新回复，这个模块就把它以 JSON POST 到管理员设置的地址：
+
+- 请求头 \`x-atrium-signature: sha256=…\` 是请求体在你的密钥下的 HMAC-SHA256，接收方可以验证来源；
+- 投递失败（超时或非 2xx）时，站点会在 5 秒、30 秒、2 分钟、10 分钟后重试；
+- 管理员用 \`POST /api/m/webhook/config\`（\`url\`、\`secret\`）设置，用 \`GET /api/m/webhook/deliveries\` 查看最近 20 次投递。
+
+它同时是一个使用路由、事件和模块存储的示例模块，源码在 Atrium 仓库的 \`modules/webhook\`。`,
+  descriptionEn: `Once installed, every new post and reply is POSTed as JSON to the address an administrator set:
+
+- the header \`x-atrium-signature: sha256=…\` is the HMAC-SHA256 of the body under your secret, so the receiver can check where it came from;
+- a failed delivery (a timeout, or an answer other than 2xx) is retried after 5 s, 30 s, 2 min and 10 min;
+- administrators set it with \`POST /api/m/webhook/config\` (\`url\`, \`secret\`) and see the last 20 deliveries at \`GET /api/m/webhook/deliveries\`.
+
+It is also the example of a module using routes, events and its own store: its source is \`modules/webhook\` in the Atrium repository.`,
+  changelog: '首个版本：新帖和新回复的签名投递，失败重试，最近投递记录。',
+  changelogEn: 'First release: signed deliveries of new posts and replies, retries, the latest deliveries.',
+};
+
+/** The newest `<uid>-<version>.zip` in dist/modules, or null. */
+function builtPackage(root: string, uid: string): string | null {
   const dir = join(root, 'dist', 'modules');
   if (!existsSync(dir)) return null;
-  const versions = readdirSync(dir).map((f) => /^math-(\d+\.\d+\.\d+)\.zip$/.exec(f)?.[1]).filter((v): v is string => Boolean(v));
+  const versions = readdirSync(dir).map((f) => new RegExp(`^${uid}-(\\d+\\.\\d+\\.\\d+)\\.zip$`).exec(f)?.[1]).filter((v): v is string => Boolean(v));
   const newest = versions.sort(semver.rcompare)[0];
-  return newest ? join(dir, `math-${newest}.zip`) : null;
+  return newest ? join(dir, `${uid}-${newest}.zip`) : null;
 }
 
 /**
- * The `math` module built from this repository (modules/math → dist/modules/math-<version>.zip),
- * published free in the market with its package stored as an uploaded one is and its sha256 pinned
+ * A module built from this repository (modules/<uid> → dist/modules/<uid>-<version>.zip; `math`
+ * free, `webhook` paid), published in the market with its package stored as an uploaded one is and its sha256 pinned
  * as reviewed, so a demo site can install it at once. Built first when a checkout has not built it;
  * skipped with a line saying why when it cannot be. A newer build adds its version. Idempotent.
  */
-export async function seedMath(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
+export function seedMath(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
+  return seedBuilt(runtime, MATH);
+}
+
+/** The `webhook` module (modules/webhook), published as the demo's paid module with a package that runs. */
+export function seedWebhook(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
+  return seedBuilt(runtime, WEBHOOK);
+}
+
+async function seedBuilt(runtime: Pick<Runtime, 'db' | 'config'>, spec: BuiltSpec): Promise<string[]> {
   const { db, config } = runtime;
-  let zipPath = builtMath(config.root);
+  const { uid } = spec;
+  let zipPath = builtPackage(config.root, uid);
   const script = join(config.root, 'scripts', 'build-modules.mjs');
-  if (!zipPath && existsSync(script) && existsSync(join(config.root, 'modules', 'math', 'atrium.json'))) {
-    spawnSync(process.execPath, [script, join(config.root, 'modules', 'math')], { cwd: config.root, stdio: 'ignore' });
-    zipPath = builtMath(config.root);
+  if (!zipPath && existsSync(script) && existsSync(join(config.root, 'modules', uid, 'atrium.json'))) {
+    spawnSync(process.execPath, [script, join(config.root, 'modules', uid)], { cwd: config.root, stdio: 'ignore' });
+    zipPath = builtPackage(config.root, uid);
   }
-  if (!zipPath) return ['demo: math not listed: dist/modules/math-<version>.zip is missing (run npm run build)'];
+  if (!zipPath) return [`demo: ${uid} not listed: dist/modules/${uid}-<version>.zip is missing (run npm run build)`];
   const zip = await readFile(zipPath);
   const inspected = await inspectPackage(zip);
-  if (!inspected.ok) return [`demo: math not listed: ${zipPath} is not a valid package (${inspected.problems.map((p) => p.key).join(', ')})`];
+  if (!inspected.ok) return [`demo: ${uid} not listed: ${zipPath} is not a valid package (${inspected.problems.map((p) => p.key).join(', ')})`];
   const { manifest } = inspected;
 
-  const [exists] = await db.select({ id: module.id }).from(module).where(eq(module.uid, MATH.uid)).limit(1);
+  const [exists] = await db.select({ id: module.id }).from(module).where(eq(module.uid, spec.uid)).limit(1);
   if (exists) {
     const [known] = await db.select({ id: moduleVersion.id }).from(moduleVersion).where(and(eq(moduleVersion.moduleId, exists.id), eq(moduleVersion.version, manifest.version))).limit(1);
     if (known) return [];
@@ -169,18 +223,18 @@ export async function seedMath(runtime: Pick<Runtime, 'db' | 'config'>): Promise
   let moduleId = exists?.id;
   if (!moduleId) {
     const texts = {
-      name: manifest.name['zh-cn'], nameEn: manifest.name.en, summary: MATH.summary, summaryEn: MATH.summaryEn,
-      description: MATH.description, descriptionEn: MATH.descriptionEn,
+      name: manifest.name['zh-cn'], nameEn: manifest.name.en, summary: spec.summary, summaryEn: spec.summaryEn,
+      description: spec.description, descriptionEn: spec.descriptionEn,
     };
     const [row] = await db.insert(module).values({
-      uid: MATH.uid, developerId: FIRST_PARTY, ...texts, category: 'content', tags: MATH.tags, price: 0, scorePrice: 0, siteModule: 1,
-      status: 'published', latestVersion: manifest.version, publishTime: t, createTime: t, updateTime: t, ...(await moduleText({ ...texts, tags: MATH.tags })),
+      uid: spec.uid, developerId: FIRST_PARTY, ...texts, category: spec.category, tags: spec.tags, price: spec.price, scorePrice: spec.scorePrice, siteModule: 1,
+      status: 'published', latestVersion: manifest.version, publishTime: t, createTime: t, updateTime: t, ...(await moduleText({ ...texts, tags: spec.tags })),
     }).onConflictDoNothing().returning({ id: module.id });
     if (!row) return [];
     moduleId = row.id;
   }
   await db.insert(moduleVersion).values({
-    moduleId, version: manifest.version, changelog: MATH.changelog, changelogEn: MATH.changelogEn, packagePath, packageName: `${MATH.uid}-${manifest.version}.zip`,
+    moduleId, version: manifest.version, changelog: spec.changelog, changelogEn: spec.changelogEn, packagePath, packageName: `${spec.uid}-${manifest.version}.zip`,
     packageSize: zip.length, sha1, minAtrium: semver.minVersion(manifest.atrium)?.version ?? '', status: 'published', publishTime: t, createTime: t,
     // Built and published by the site itself: what it built is what is reviewed.
     sha256: inspected.sha256, reviewedSha256: inspected.sha256, manifest, files: inspected.files,
@@ -190,7 +244,7 @@ export async function seedMath(runtime: Pick<Runtime, 'db' | 'config'>): Promise
     if (current && (!semver.valid(current.latest) || semver.gt(manifest.version, current.latest))) {
       await db.update(module).set({ latestVersion: manifest.version, updateTime: t }).where(eq(module.id, moduleId));
     }
-    return [`demo: math ${manifest.version} published (sha256 ${inspected.sha256})`];
+    return [`demo: ${uid} ${manifest.version} published (sha256 ${inspected.sha256})`];
   }
-  return [`demo: free module math ${manifest.version} (sha256 ${inspected.sha256})`];
+  return [`demo: ${spec.price || spec.scorePrice ? 'paid' : 'free'} module ${uid} ${manifest.version} (sha256 ${inspected.sha256})`];
 }
