@@ -349,7 +349,7 @@ describe('the demo seed', () => {
     expect(v!.files.map((f) => f.path)).toEqual(['LICENSE', 'atrium.json', 'browser.mjs', 'server.mjs', 'style.css']);
     // Stored as an upload is: in private storage, the same bytes; and install's check accepts it.
     expect(readFileSync(packageFile(rt, v!.packagePath)!).equals(built)).toBe(true);
-    await expect(verifyForInstall(rt, 'math', v!)).resolves.toBeUndefined();
+    expect(await verifyForInstall(rt, 'math', v!)).toEqual(built);
     // Free: any member downloads it without buying.
     const zip = await raw(srv.url, '/api/modules/download?uid=math', { headers: as('other') });
     expect(zip.status).toBe(200);
