@@ -27,7 +27,7 @@ type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 
 let srv: InProcessServer;
 let rt: Runtime;
-const people: Record<string, { id: number; token: string }> = {};
+const people: Record<string, { id: number; token: string; cookie: string }> = {};
 
 const post = async <T = Record<string, unknown>>(name: string, path: string, body: unknown, lang = 'en'): Promise<Env<T>> =>
   (await postJson(srv.url, path, body, { 'think-lang': lang, 'ba-user-token': people[name]!.token })).json<Env<T>>();
@@ -86,7 +86,8 @@ beforeAll(async () => {
   rt = srv.runtime;
   for (const [name, groupId] of [['boss', ADMIN_GROUP], ['writer', 1]] as const) {
     const row = await createUser(rt.db, { username: name, password: 'lifecycle1', groupId });
-    people[name] = { id: row.id, token: (await loginAs(srv.url, rt, name, 'lifecycle1')).token };
+    const session = await loginAs(srv.url, rt, name, 'lifecycle1');
+    people[name] = { id: row.id, token: session.token, cookie: session.cookie };
   }
   await installModule(rt.db, 'editor');
   const t = Math.floor(Date.now() / 1000);
@@ -178,6 +179,26 @@ describe('a faulty module', () => {
     expect(html).toContain('<code class="md-ext-source" data-ext="shout">$E=mc^2$</code>');
     expect(html).toContain('Energy and mass');
     await until(async () => (await rt.db.select({ r: moduleInstall.reason }).from(moduleInstall).where(eq(moduleInstall.uid, 'shout')))[0]?.r.includes('shout broke') ?? false, 'the report');
+  });
+
+  it('that crashes its host is restarted, then disabled everywhere after 3 crashes, with the reason', async () => {
+    const crasher = modulePackage('shout', '3.0.0', [{ name: 'server/index.mjs', data: Buffer.from('export default { hooks: { markdown() { process.exit(3); } } };\n') }], {
+      entry: { server: 'server/index.mjs' }, capabilities: ['markdown'], contributes: { markdown: { inline: [{ open: '$', close: '$' }] } },
+    });
+    await publish('3.0.0', crasher);
+    expect((await post('boss', '/api/modules/lifecycle', { uid: 'shout', action: 'upgrade' })).code).toBe(1);
+    await until(() => rt.modules.currentRenderSet === 'shout@3.0.0', 'the upgrade');
+    // Each member's read (not cached) meets a stale render, asks the module, whose host dies: the page still renders.
+    for (let i = 0; i < 3; i++) {
+      const html = (await raw(srv.url, `/ask/info/${postId}`, { headers: { cookie: `${people.writer!.cookie}; ba-lang=en` } })).text;
+      expect(html).toContain('<code class="md-ext-source" data-ext="shout">$E=mc^2$</code>');
+    }
+    await until(async () => (await rt.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'shout')))[0]?.enabled === 0, 'the disable');
+    const [row] = await rt.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'shout'));
+    expect(row!.reason).toMatch(/^crashed: /);
+    await until(() => rt.modules.currentRenderSet === '', 'the module to stop');
+    expect(await page(postId)).toContain('Energy $E=mc^2$ costs');
+    expect((await post('boss', '/api/modules/lifecycle', { uid: 'shout', action: 'rollback' })).code).toBe(1);
   });
 
   it('whose package changed after review is refused at install', async () => {
