@@ -240,7 +240,7 @@ export default function ChatApp(props: Props) {
           {open && wanted ? (
             <Suspense fallback={idle}>
               <ChatView key={open.id} chatId={open.id} tree={open.tree} leafId={open.leafId} model={model}
-                messages={props.messages} locale={props.locale} handle={handle} pending={pending} onPendingSent={() => setPending('')}
+                messages={props.messages} locale={props.locale} maxQuestion={props.maxQuestion} handle={handle} pending={pending} onPendingSent={() => setPending('')}
                 onBusy={(b, s) => { setBusy(b); setStopping(s); }} onRefused={(text) => setInput((current) => current || text)}
                 onChange={onChange} onBranch={(leafId) => void store.branch(open.id, leafId).catch(() => undefined)} />
             </Suspense>

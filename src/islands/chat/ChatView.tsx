@@ -32,6 +32,8 @@ interface Props {
   model: string;
   messages: Messages;
   locale: string;
+  /** Longest question (the edit box's limit). */
+  maxQuestion: number;
   handle: RefObject<ChatHandle | null>;
   /** A question sent before this conversation had loaded: asked as soon as it has. */
   pending: string;
