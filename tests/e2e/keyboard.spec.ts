@@ -257,6 +257,14 @@ test.describe('focus is never hidden under the header, the upload panel or a not
           hidden.push(...found.map((f) => `${path} (member): ${f}`));
         }
       });
+      // The upload panel, with an avatar uploaded (the file is chosen by the test: picking a file is
+      // the operating system's dialog), walked through with its rows in view.
+      await open(mine, '/user/account/profile');
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+      await mine.locator('input[name="avatarFile"]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
+      await expect(mine.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: scaled(20_000) });
+      const withPanel = [...await walk(mine, 45, false), ...await walk(mine, 45, true)];
+      hidden.push(...withPanel.map((f) => `/user/account/profile with the upload panel: ${f}`));
       await signed.close();
       expect(hidden).toEqual([]);
     });
