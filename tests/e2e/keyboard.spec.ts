@@ -127,3 +127,146 @@ for (const lang of LANGS) {
     await page.context().close();
   });
 }
+
+// Focus not obscured (WCAG 2.2 2.4.11): tabbing forwards and back through the key pages, on a wide
+// window and on phones, the focused element is never hidden by what the page puts over it — the
+// sticky header (scroll-padding-top keeps what focus scrolls to below it), the upload panel or a
+// notification. Checked at points across the element: the topmost element there must be it (or
+// inside it, or what holds it); and no part of it may sit under the sticky header. A notification
+// may cover what has focus only while Escape, pressed without moving focus, takes it away.
+const FOCUS_WIDTHS = [
+  { name: 'desktop', viewport: { width: 1280, height: 720 } },
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+  { name: '320 px', viewport: { width: 320, height: 568 } },
+] as const;
+
+interface FocusSeen { what: string; covered: string | null; underHeader: boolean; underNote: boolean }
+
+/** Where the focused element is, and what (if anything) covers it. */
+async function focusSeen(page: Page): Promise<FocusSeen | null> {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el || el === document.body || el === document.documentElement) return null;
+    const box = el.getBoundingClientRect();
+    // Visually hidden controls (a file input behind its label) have nothing to obscure.
+    if (box.width < 2 || box.height < 2) return null;
+    const what = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${typeof el.className === 'string' && el.className ? `.${el.className.trim().split(/\s+/).join('.')}` : ''} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30)}"`;
+    const name = (n: Element): string => `${n.tagName.toLowerCase()}${typeof n.className === 'string' && n.className ? `.${n.className.trim().split(/\s+/).join('.')}` : ''}`;
+    const vw = document.documentElement.clientWidth;
+    const vh = document.documentElement.clientHeight;
+    const points: [number, number][] = [];
+    for (const fx of [0.2, 0.5, 0.8]) for (const fy of [0.2, 0.5, 0.8]) {
+      const x = box.left + box.width * fx;
+      const y = box.top + box.height * fy;
+      if (x >= 0 && x < vw && y >= 0 && y < vh) points.push([x, y]);
+    }
+    let covered: string | null = points.length ? null : 'outside the window';
+    if (points.length) {
+      const hits = points.map(([x, y]) => document.elementFromPoint(x, y));
+      const mine = (hit: Element | null): boolean => !!hit && (hit === el || el.contains(hit) || hit.contains(el));
+      if (!hits.some(mine)) covered = hits.map((h) => (h ? name(h) : 'nothing')).join(', ');
+    }
+    const header = document.querySelector('.site-header');
+    let underHeader = false;
+    if (header && !header.contains(el) && getComputedStyle(header).position === 'sticky') {
+      const h = header.getBoundingClientRect();
+      underHeader = box.top < h.bottom - 1 && box.bottom > h.top;
+    }
+    const underNote = [...document.querySelectorAll('.ba-notify')].some((n) => {
+      if (n.contains(el)) return false;
+      const r = n.getBoundingClientRect();
+      return box.left < r.right && box.right > r.left && box.top < r.bottom && box.bottom > r.top;
+    });
+    return { what, covered, underHeader, underNote };
+  });
+}
+
+/**
+ * Tabs `presses` times (Shift+Tab when `back`) and lists every focused element that was hidden;
+ * `closed` counts the notifications Escape took off a focused element.
+ */
+async function walk(page: Page, presses: number, back: boolean, closed = { count: 0 }): Promise<string[]> {
+  const hidden: string[] = [];
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    const seen = await focusSeen(page);
+    if (!seen) continue;
+    if (seen.underNote) {
+      // Under a notification: Escape closes it and focus stays where it was.
+      const before = seen.what;
+      await page.keyboard.press('Escape');
+      const after = await focusSeen(page);
+      if (!after || after.what !== before || after.covered || after.underNote) hidden.push(`${before}: under a notification that Escape did not take away (${after?.covered ?? 'focus moved'})`);
+      else closed.count++;
+      continue;
+    }
+    if (seen.covered) hidden.push(`${seen.what}: covered by ${seen.covered}`);
+    else if (seen.underHeader) hidden.push(`${seen.what}: partly under the sticky header`);
+  }
+  return hidden;
+}
+
+test.describe('focus is never hidden under the header, the upload panel or a notification (2.4.11)', () => {
+  for (const width of FOCUS_WIDTHS) {
+    test(`tabbing through the key pages, ${width.name}`, async ({ browser }) => {
+      test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL (the member pages need a member)');
+      test.setTimeout(scaled(300_000));
+      const name = `kbf${suffix}${width.viewport.width}`;
+      await newMember(env, name);
+      const member = await logIn(env, browser, name);
+      // A post with a reply box under it (the editor module), made the way the page makes it.
+      const post = await withLock('editor-module', async () => {
+        atrium(env, 'module:install', 'editor');
+        const [category] = await query<{ id: number }>(env, `select id from ask_category where slug = 'question'`);
+        return member.evaluate(async (data) => {
+          const res = await fetch('/api/ask/post', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(data) });
+          return ((await res.json()) as { data: { id: number } }).data.id;
+        }, { title: `Focus walk ${name}`, category_id: category!.id, content: 'A post to tab through.', tags: ['focus'], nonce: `kbf-${name}` });
+      });
+      expect(post).toBeGreaterThan(0);
+      const state = await member.context().storageState();
+      await member.context().close();
+
+      const hidden: string[] = [];
+      const visitor = await browser.newContext({ viewport: width.viewport, locale: 'zh-CN' });
+      const page = await visitor.newPage();
+      const pages = ['/', '/ask', `/ask/info/${post}`, '/md/guide/install', '/modules', '/modules/sample-paid-module', '/chat', '/user/login'];
+      for (const path of pages) {
+        await open(page, path);
+        const found = [...await walk(page, 45, false), ...await walk(page, 45, true)];
+        hidden.push(...found.map((f) => `${path}: ${f}`));
+      }
+      // A notification over the page (a message carried from the last page, as after saving).
+      await page.evaluate(() => sessionStorage.setItem('atrium-carried-note', JSON.stringify({ message: 'Saved', type: 'success' })));
+      await open(page, '/ask');
+      await expect(page.locator('.ba-notify')).toBeVisible();
+      const closed = { count: 0 };
+      hidden.push(...(await walk(page, 20, false, closed)).map((f) => `/ask with a notification: ${f}`));
+      // The notification (top right, over the header's tools) was met, and Escape took it away.
+      expect(closed.count).toBe(1);
+      await expect(page.locator('.ba-notify')).toHaveCount(0);
+      await visitor.close();
+
+      const signed = await browser.newContext({ viewport: width.viewport, locale: 'zh-CN', storageState: state });
+      const mine = await signed.newPage();
+      await withLock('editor-module', async () => {
+        atrium(env, 'module:install', 'editor');
+        for (const path of ['/user/account/overview', '/user/account/profile', '/ask/post', `/ask/info/${post}`, '/user/messageCenter']) {
+          await open(mine, path);
+          const found = [...await walk(mine, 45, false), ...await walk(mine, 45, true)];
+          hidden.push(...found.map((f) => `${path} (member): ${f}`));
+        }
+      });
+      // The upload panel, with an avatar uploaded (the file is chosen by the test: picking a file is
+      // the operating system's dialog), walked through with its rows in view.
+      await open(mine, '/user/account/profile');
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+      await mine.locator('input[name="avatarFile"]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png });
+      await expect(mine.locator('.upq-row').first()).toHaveAttribute('data-state', 'success', { timeout: scaled(20_000) });
+      const withPanel = [...await walk(mine, 45, false), ...await walk(mine, 45, true)];
+      hidden.push(...withPanel.map((f) => `/user/account/profile with the upload panel: ${f}`));
+      await signed.close();
+      expect(hidden).toEqual([]);
+    });
+  }
+});

@@ -1,13 +1,26 @@
 // The chat page: the conversation list (new, search, rename, delete; collapsible on phones) and
 // the conversation shown. Members' conversations come from the server, visitors' from this browser.
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { generateId } from 'ai';
+// The conversation itself (ChatView, with the AI SDK and the markdown renderer behind it) is loaded
+// when it is needed: when there is a conversation to show, or when the reader turns to the question
+// box. Until then the page is its server-rendered welcome and this small island, so a phone does not
+// spend its first seconds running code for an answer nobody has asked for yet. The question box
+// lives here, outside the lazily loaded part: what is typed (an IME composition too) stays put
+// while the conversation loads, and a question sent before it has loaded is asked once it has.
+import { Suspense, lazy, useCallback, useEffect, useRef, useState } from 'react';
 import { translate, type Messages } from '../user/form-helpers';
 import { legalChatTitle, MAX_CHAT_TITLE } from '../../lib/shared/chat';
 import { memberStore, visitorStore, type Summary } from './store';
 import type { Tree } from './tree';
-import ChatView, { type ModelOption } from './ChatView';
+import type { ChatHandle, ModelOption } from './ChatView';
+import Welcome from './Welcome';
+import { sendsOnEnter } from './keys';
+import { newChatId } from './visitor-key';
 import './chat.css';
+
+let viewModule: Promise<typeof import('./ChatView')> | null = null;
+/** Starts loading the conversation's code (once); React.lazy below waits for the same import. */
+const loadView = (): Promise<typeof import('./ChatView')> => (viewModule ??= import('./ChatView'));
+const ChatView = lazy(loadView);
 
 interface Props {
   member: boolean;
@@ -17,6 +30,8 @@ interface Props {
   locale: string;
   maxQuestion: number;
   signInUrl: string;
+  /** The address names a conversation (`?c=`): the page shows no welcome while it loads. */
+  opening: boolean;
 }
 
 interface Open { id: string; tree: Tree; leafId: string; title: string }
@@ -45,6 +60,17 @@ export default function ChatApp(props: Props) {
   const [renaming, setRenaming] = useState<{ id: string; title: string } | null>(null);
   const [renameError, setRenameError] = useState('');
   const [menu, setMenu] = useState(false);
+  // The question box, and what the conversation tells it.
+  const [input, setInput] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [stopping, setStopping] = useState(false);
+  const [pending, setPending] = useState('');
+  const [opening, setOpening] = useState(props.opening);
+  // The conversation's code is wanted (and then stays: loaded once, it costs nothing more).
+  const [wanted, setWanted] = useState(false);
+  const want = (): void => { if (!wanted) { void loadView(); setWanted(true); } };
+  const handle = useRef<ChatHandle | null>(null);
+  const composing = useRef(false);
   // On phones the conversation list is a drawer over the page. Closed, it is out of reach (inert,
   // so Tab does not walk into what is off screen); open, it is a modal dialog: the rest of the page
   // is inert, focus moves into it, Escape closes it and focus returns to the menu button.
@@ -83,7 +109,9 @@ export default function ChatApp(props: Props) {
   }, [q, store]);
 
   const startNew = (): void => {
-    setOpen({ id: generateId(), tree: new Map(), leafId: '', title: '' });
+    setOpen({ id: newChatId(), tree: new Map(), leafId: '', title: '' });
+    setOpening(false);
+    setPending('');
     putInUrl('');
     setMenu(false);
   };
@@ -91,6 +119,9 @@ export default function ChatApp(props: Props) {
   const show = async (id: string): Promise<void> => {
     const loaded = await store.load(id);
     if (!loaded) { startNew(); return; }
+    if (loaded.tree.size) want();
+    setOpening(false);
+    setPending('');
     setOpen({ id, tree: loaded.tree, leafId: loaded.leafId, title: loaded.title });
     if (loaded.model && props.models.some((m) => m.name === loaded.model)) setModel(loaded.model);
     putInUrl(id);
@@ -128,6 +159,24 @@ export default function ChatApp(props: Props) {
     if (busy !== wasBusy.current || !list.some((s) => s.id === now.id)) void refresh();
     wasBusy.current = busy;
   };
+
+  const tooLong = Array.from(input).length > props.maxQuestion;
+  const send = (): void => {
+    const text = input.trim();
+    if (!text || busy || pending || tooLong || !open) return;
+    if (handle.current) {
+      if (handle.current.send(text)) setInput('');
+      return;
+    }
+    // Not loaded yet: asked as soon as the conversation is.
+    setPending(text);
+    setInput('');
+    want();
+  };
+
+  const priceOf = (m: ModelOption): string => (m.assistant || (!m.pricePer1k && !m.pricePerMessage) ? t('chat.ui.free') : t('chat.ui.price', { points: m.pricePerMessage || m.pricePer1k }));
+  const waiting = busy || !!pending;
+  const idle = <div className="chat-scroll">{!opening && <Welcome title={t('chat.ui.welcome')} lead={t('chat.ui.welcomeLead')} />}</div>;
 
   const rename = async (): Promise<void> => {
     if (!renaming) return;
@@ -187,11 +236,39 @@ export default function ChatApp(props: Props) {
           <button type="button" ref={menuButtonRef} className="btn chat-menu" aria-controls="chat-side" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰ {t('chat.ui.menu')}</button>
           <span className="chat-title">{open?.title}</span>
         </div>
-        {open && (
-          <ChatView key={open.id} chatId={open.id} tree={open.tree} leafId={open.leafId} model={model} models={props.models}
-            messages={props.messages} locale={props.locale} maxQuestion={props.maxQuestion} onModel={pickModel} onChange={onChange}
-            onBranch={(leafId) => void store.branch(open.id, leafId).catch(() => undefined)} />
-        )}
+        <div className="chat-view">
+          {open && wanted ? (
+            <Suspense fallback={idle}>
+              <ChatView key={open.id} chatId={open.id} tree={open.tree} leafId={open.leafId} model={model}
+                messages={props.messages} locale={props.locale} maxQuestion={props.maxQuestion} handle={handle} pending={pending} onPendingSent={() => setPending('')}
+                onBusy={(b, s) => { setBusy(b); setStopping(s); }} onRefused={(text) => setInput((current) => current || text)}
+                onChange={onChange} onBranch={(leafId) => void store.branch(open.id, leafId).catch(() => undefined)} />
+            </Suspense>
+          ) : idle}
+          {/* Any sign that the reader is turning to the box loads the conversation's code. */}
+          <form method="post" className="chat-compose" onSubmit={(e) => { e.preventDefault(); send(); }}
+            onFocus={want} onPointerEnter={want}>
+            <textarea value={input} rows={2} placeholder={t('chat.ui.placeholder')} aria-label={t('chat.ui.placeholder')}
+              onChange={(e) => setInput(e.target.value)}
+              onCompositionStart={() => { composing.current = true; }} onCompositionEnd={() => { composing.current = false; }}
+              onKeyDown={(e) => { if (sendsOnEnter(e, composing.current)) { e.preventDefault(); send(); } }} />
+            {tooLong && <p className="field-error">{t('chat.questionTooLong', { max: props.maxQuestion })}</p>}
+            <div className="chat-compose-bar">
+              <label className="chat-model">
+                <span>{t('chat.ui.model')}</span>
+                <select value={model} onChange={(e) => pickModel(e.target.value)} disabled={waiting}>
+                  {props.models.map((m) => <option key={m.name} value={m.name}>{`${m.title} · ${priceOf(m)}`}</option>)}
+                </select>
+              </label>
+              {waiting
+                ? <button type="button" className="btn" aria-busy={stopping} onClick={() => {
+                    if (handle.current) void handle.current.stop();
+                    else { setInput((current) => current || pending); setPending(''); } // stopped before it was asked
+                  }}>{t('chat.ui.stop')}</button>
+                : <button type="submit" className="btn btn-primary" disabled={!input.trim()}>{t('chat.ui.send')}</button>}
+            </div>
+          </form>
+        </div>
       </section>
     </div>
   );

@@ -1,5 +1,7 @@
 // One conversation: the messages of the branch shown, streaming through the AI SDK's useChat.
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+// The page loads it (and the AI SDK with it) when it is needed: a conversation to show, or the
+// reader turning to the question box, which ChatApp keeps (so nothing typed is lost meanwhile).
+import { useEffect, useImperativeHandle, useMemo, useRef, useState, type RefObject } from 'react';
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, generateId, type UIMessage } from 'ai';
 import { copyText } from '../../lib/client/secure-context';
@@ -8,22 +10,38 @@ import { SITE_ASSISTANT_MODEL, expandFraming, framedText } from '../../lib/share
 import { mergeBranch, newestLeaf, pathTo, siblingsOf, type ChatNode, type Tree } from './tree';
 import { translate, type Messages } from '../user/form-helpers';
 import MessageBody from './MessageBody';
+import Welcome from './Welcome';
+import { sendsOnEnter } from './keys';
 import { chatKeyHeader } from './visitor-key';
 
 type Message = UIMessage<ChatMetadata>;
 
 export interface ModelOption { name: string; title: string; assistant: boolean; pricePer1k: number; pricePerMessage: number; freeDaily: number; freeUnit: string }
 
+/** What the question box (in ChatApp) asks of the conversation. */
+export interface ChatHandle {
+  /** Asks `text`; false while an answer is being written. */
+  send(text: string): boolean;
+  stop(): Promise<void>;
+}
+
 interface Props {
   chatId: string;
   tree: Tree;
   leafId: string;
   model: string;
-  models: ModelOption[];
   messages: Messages;
   locale: string;
+  /** Longest question (the edit box's limit). */
   maxQuestion: number;
-  onModel(name: string): void;
+  handle: RefObject<ChatHandle | null>;
+  /** A question sent before this conversation had loaded: asked as soon as it has. */
+  pending: string;
+  onPendingSent(): void;
+  /** An answer is being written (busy), and Stop has been pressed (stopping). */
+  onBusy(busy: boolean, stopping: boolean): void;
+  /** A question the server refused (quota, length): it goes back into the box. */
+  onRefused(text: string): void;
   /** The tree changed (a message came or a branch was picked). */
   onChange(tree: Tree, leafId: string, busy: boolean): void;
   /** A branch was picked with ‹ ›: its last message. */
@@ -45,7 +63,7 @@ function errorText(error: Error, fallback: string): string {
 }
 
 export default function ChatView(props: Props) {
-  const { chatId, messages: dict, models } = props;
+  const { chatId, messages: dict } = props;
   const t = (key: string, values?: Record<string, string | number>): string => translate(dict, key, values);
   // An answer's text as the reader reads it: the site assistant's framing in their language.
   const readable = (m: Message): string => {
@@ -53,7 +71,6 @@ export default function ChatView(props: Props) {
     return m.metadata?.model === SITE_ASSISTANT_MODEL ? expandFraming(framedText(text), t) : text;
   };
   const [tree, setTree] = useState<Tree>(props.tree);
-  const [input, setInput] = useState('');
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
   const [copied, setCopied] = useState('');
   const modelRef = useRef(props.model);
@@ -89,7 +106,8 @@ export default function ChatView(props: Props) {
     return path.map(toMessage);
   }, []);
 
-  const chat = useChat<Message>({ id: chatId, messages: initial, transport, resume: true, throttle: 40 });
+  // Only a conversation with messages can have an answer to resume (a new one has none to ask for).
+  const chat = useChat<Message>({ id: chatId, messages: initial, transport, resume: initial.length > 0, throttle: 40 });
   const busy = chat.status === 'submitted' || chat.status === 'streaming';
   const busyRef = useRef(busy);
   busyRef.current = busy;
@@ -122,19 +140,19 @@ export default function ChatView(props: Props) {
     if (chat.status !== 'error') return;
     const last = chat.messages.at(-1);
     if (last?.role === 'user') {
-      setInput((current) => current || textOfParts(last.parts as { type: string; text?: string }[]));
+      props.onRefused(textOfParts(last.parts as { type: string; text?: string }[]));
       // Refused before any answer: the question leaves the conversation (and its tree) for the box.
       setTree((old) => { const next = new Map(old); next.delete(last.id); return next; });
       chat.setMessages(chat.messages.slice(0, -1));
     }
   }, [chat.status]);
 
-  const send = (): void => {
-    const text = input.trim();
-    if (!text || busy) return;
-    if (Array.from(text).length > props.maxQuestion) return;
-    setInput('');
+  const send = (text: string): boolean => {
+    if (!text || busyRef.current) return false;
+    // Busy at once: a second Enter before React renders again does not ask twice.
+    busyRef.current = true;
     void chat.sendMessage({ text });
+    return true;
   };
 
   // Stop asks the server to stop, then lets the reply's stream end by itself: it ends with what the
@@ -165,12 +183,14 @@ export default function ChatView(props: Props) {
     }
   };
 
-  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>, submit: () => void): void => {
-    // IME composition (Chinese, Japanese) uses Enter to pick characters: never send then.
-    if (event.key !== 'Enter' || event.shiftKey || composing.current || event.nativeEvent.isComposing || event.keyCode === 229) return;
-    event.preventDefault();
-    submit();
-  };
+  useImperativeHandle(props.handle, () => ({ send, stop }));
+  useEffect(() => { props.onBusy(busy, stopping); }, [busy, stopping]);
+  // The question sent while this conversation was loading.
+  useEffect(() => {
+    if (!props.pending) return;
+    send(props.pending);
+    props.onPendingSent();
+  }, []);
 
   const showBranch = (node: ChatNode): void => {
     const leaf = newestLeaf(tree, node.id);
@@ -196,20 +216,14 @@ export default function ChatView(props: Props) {
     setTimeout(() => setCopied(''), 1500);
   };
 
-  const priceOf = (m: ModelOption): string => (m.assistant || (!m.pricePer1k && !m.pricePerMessage) ? t('chat.ui.free') : t('chat.ui.price', { points: m.pricePerMessage || m.pricePer1k }));
   const error = chat.error ? errorText(chat.error, t('chat.ui.failed')) : '';
   const lastId = chat.messages.at(-1)?.id;
 
   return (
-    <div className="chat-view">
+    <>
       <p className="visually-hidden" role="status">{announced}</p>
       <div className="chat-scroll">
-        {chat.messages.length === 0 && (
-          <div className="chat-welcome">
-            <h2>{t('chat.ui.welcome')}</h2>
-            <p className="muted">{t('chat.ui.welcomeLead')}</p>
-          </div>
-        )}
+        {chat.messages.length === 0 && <Welcome title={t('chat.ui.welcome')} lead={t('chat.ui.welcomeLead')} />}
         {chat.messages.map((m) => {
           const node = tree.get(m.id);
           const siblings = node ? siblingsOf(tree, node) : [];
@@ -223,7 +237,7 @@ export default function ChatView(props: Props) {
                   <textarea value={editing.text} rows={3} aria-label={t('chat.ui.edit')} maxLength={props.maxQuestion}
                     onChange={(e) => setEditing({ id: m.id, text: e.target.value })}
                     onCompositionStart={() => { composing.current = true; }} onCompositionEnd={() => { composing.current = false; }}
-                    onKeyDown={(e) => onKey(e, saveEdit)} />
+                    onKeyDown={(e) => { if (sendsOnEnter(e, composing.current)) { e.preventDefault(); saveEdit(); } }} />
                   <div className="chat-actions">
                     <button type="button" className="btn btn-primary" onClick={saveEdit}>{t('chat.ui.send')}</button>
                     <button type="button" className="btn" onClick={() => setEditing(null)}>{t('chat.ui.cancel')}</button>
@@ -267,24 +281,6 @@ export default function ChatView(props: Props) {
         )}
         <div ref={endRef} />
       </div>
-      <form method="post" className="chat-compose" onSubmit={(e) => { e.preventDefault(); send(); }}>
-        <textarea value={input} rows={2} placeholder={t('chat.ui.placeholder')} aria-label={t('chat.ui.placeholder')}
-          onChange={(e) => setInput(e.target.value)}
-          onCompositionStart={() => { composing.current = true; }} onCompositionEnd={() => { composing.current = false; }}
-          onKeyDown={(e) => onKey(e, send)} />
-        {Array.from(input).length > props.maxQuestion && <p className="field-error">{t('chat.questionTooLong', { max: props.maxQuestion })}</p>}
-        <div className="chat-compose-bar">
-          <label className="chat-model">
-            <span>{t('chat.ui.model')}</span>
-            <select value={props.model} onChange={(e) => props.onModel(e.target.value)} disabled={busy}>
-              {models.map((m) => <option key={m.name} value={m.name}>{`${m.title} · ${priceOf(m)}`}</option>)}
-            </select>
-          </label>
-          {busy
-            ? <button type="button" className="btn" aria-busy={stopping} onClick={() => void stop()}>{t('chat.ui.stop')}</button>
-            : <button type="submit" className="btn btn-primary" disabled={!input.trim()}>{t('chat.ui.send')}</button>}
-        </div>
-      </form>
-    </div>
+    </>
   );
 }

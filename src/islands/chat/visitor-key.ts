@@ -27,3 +27,9 @@ export function chatKey(): string {
 
 /** The header that carries the key. */
 export const chatKeyHeader = (): Record<string, string> => ({ [CHAT_KEY_HEADER]: chatKey() });
+
+/** A new conversation's id: 12 random bytes as base64url (16 characters, what CHAT_ID accepts). */
+export function newChatId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
+}
