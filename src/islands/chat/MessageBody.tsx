@@ -10,7 +10,7 @@ interface Props { text: string; metadata?: ChatMetadata; streaming: boolean; mes
 
 const CITE = /^\[(\d{1,2})\]$/;
 
-type Render = typeof import('../../lib/markdown/render').renderMarkdown;
+type Render = (source: string) => { html: string };
 let renderer: Render | null = null;
 let loading: Promise<Render> | null = null;
 
@@ -23,7 +23,8 @@ function useRenderer(needed: boolean): Render | null {
   const [render, setRender] = useState<Render | null>(() => renderer);
   useEffect(() => {
     if (render || !needed) return;
-    loading ??= import('../../lib/markdown/render').then((m) => (renderer = m.renderMarkdown));
+    // With the site's markdown modules (math…): their spans render with each module's browser half.
+    loading ??= import('../../lib/client/module-markdown').then((m) => (renderer = m.renderWithPageModules));
     void loading.then((r) => setRender(() => r));
   }, [needed, render]);
   return render;
