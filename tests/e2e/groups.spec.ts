@@ -1,11 +1,13 @@
 // Groups in the console (issue 28): in Chromium, an administrator creates a "Moderators" group
 // holding only the reports rules with the rule picker (children bring their parents), moves a
 // member into it, and that member can handle reports but meets the permission page everywhere
-// else in the member center, its links gone.
+// else in the member center, its links gone. Then, in the Chinese console, the members group loses
+// the balance page, and a member (in English) meets the permission page and a 401 at once.
 import { expect, test } from '@playwright/test';
 import admin from '../../src/lib/i18n/en/admin';
 import user from '../../src/lib/i18n/en/user';
 import zhUser from '../../src/lib/i18n/zh-cn/user';
+import zhAdmin from '../../src/lib/i18n/zh-cn/admin';
 import { createUser } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { scaled } from '../helpers/time-scale.mjs';
@@ -17,6 +19,7 @@ const srv = usePrivateSite('groups', (dataDir) => withRuntime(dataDir, async (rt
   await rt.site.set('user_login_captcha', '0');
   await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: ADMIN_GROUP });
   miaId = (await createUser(rt.db, { username: 'mia', email: 'mia@example.com', password: PASSWORD })).id;
+  await createUser(rt.db, { username: 'leo', email: 'leo@example.com', password: PASSWORD });
 }));
 
 test('an administrator creates a Moderators group and moves a member into it; the member handles reports and nothing else', async ({ browser }) => {
@@ -68,4 +71,31 @@ test('an administrator creates a Moderators group and moves a member into it; th
   expect((await reply.json()).code).toBe(401);
   expect((await miaPage.goto(`${srv.url}/admin/reports`))?.status()).toBe(200);
   expect((await (await miaPage.request.get(`${srv.url}/api/admin/members`)).json()).code).toBe(401);
+});
+
+test('an administrator takes the balance page away from the members group in Chinese; a member loses it at once', async ({ browser }) => {
+  test.setTimeout(scaled(120_000));
+  const leoPage = await (await browser.newContext()).newPage();
+  await srv.logIn(leoPage, 'leo', 'en');
+  expect((await leoPage.goto(`${srv.url}/user/account/balance`))?.status()).toBe(200);
+
+  const bossPage = await (await browser.newContext()).newPage();
+  await srv.logIn(bossPage, 'boss', 'zh-cn');
+  await bossPage.goto(`${srv.url}/admin/groups`);
+  const members = bossPage.locator('section').filter({ has: bossPage.getByRole('heading', { level: 2, name: /^默认分组 #1/ }) });
+  await members.locator('details').filter({ has: bossPage.locator('summary', { hasText: zhAdmin['admin.groups.editRules'] }) }).locator('summary').click();
+  const form = members.locator('form[data-api="/api/admin/groups"]');
+  const balance = form.getByRole('checkbox', { name: `${zhUser['user.menu.account/balance']} account/balance ·`, exact: false });
+  await expect(balance).toBeChecked();
+  await balance.uncheck();
+  await form.getByRole('button', { name: zhAdmin['admin.groups.save'] }).click();
+  await expect(bossPage.getByText(zhAdmin['admin.groups.saved'])).toBeVisible();
+
+  // Without a restart: the page answers the permission page, the API 401, the menu link is gone.
+  const refused = await leoPage.goto(`${srv.url}/user/account/balance`);
+  expect(refused?.status()).toBe(401);
+  await expect(leoPage.getByRole('heading', { level: 1, name: user['user.noPermission'] })).toBeVisible();
+  expect((await (await leoPage.request.get(`${srv.url}/api/account/balance`)).json()).code).toBe(401);
+  await leoPage.goto(`${srv.url}/user/account/overview`);
+  await expect(leoPage.locator('#member-menu').getByRole('link', { name: user['user.menu.account/balance'] })).toHaveCount(0);
 });
