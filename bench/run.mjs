@@ -27,7 +27,11 @@
 //  10. footprint  resident memory (VmHWM/VmRSS): PGlite first start peak ≤ 450 MB, idle after every
 //               page type ≤ 300 MB; PostgreSQL idle ≤ 150 MB; against a bare node:http server
 //               (BENCH_FOOTPRINT_* in bench/footprint.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|assistant|footprint|lighthouse …] [-- --keep]
+//  12. modules  issue 26: installing math re-renders 10,000 stored posts in the background with the
+//               member's /ask p95 at most 20 % above the reference measured before the install;
+//               renderBody with 5 formulas through the module host adds p95 ≤ 5 ms; the math host
+//               ≤ 60 MB resident, no host before the install (BENCH_MODULES_* in bench/modules.mjs)
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|assistant|footprint|lighthouse|modules …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -52,8 +56,9 @@ import { chat } from './chat.mjs';
 import { assistant } from './assistant.mjs';
 import { footprint } from './footprint.mjs';
 import { lighthouse } from './lighthouse.mjs';
+import { modules } from './modules.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, assistant, footprint, lighthouse };
+const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, assistant, footprint, lighthouse, modules };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
