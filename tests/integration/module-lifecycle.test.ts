@@ -136,6 +136,14 @@ describe('a markdown module', () => {
     expect(back).toMatchObject({ code: 1, msg: 'shout is back at 1.0.0' });
     await until(() => rt.modules.currentRenderSet === 'shout@1.0.0', 'the rollback');
     expect(await page(postId)).toContain('<mi class="shout">E=MC^2</mi>');
+    // Each step is in the audit log, by whoever took it; the CLI's too.
+    const io = { out: () => undefined, err: () => undefined, cwd: process.cwd() };
+    expect(await runCommand(['module:upgrade', 'shout'], rt, io)).toBe(0);
+    expect(await runCommand(['module:rollback', 'shout'], rt, io)).toBe(0);
+    await until(() => rt.modules.currentRenderSet === 'shout@1.0.0', 'the CLI rollback');
+    const rows = (await raw(srv.url, '/api/admin/audit?page=1', { headers: { 'ba-user-token': people.boss!.token } })).json<Env<{ list: { action: string; username: string; target: string; after: string }[] }>>().data.list;
+    expect(rows.slice(0, 2).map((r) => `${r.username} ${r.action} ${r.target}`)).toEqual(['cli module:rollback shout', 'cli module:upgrade shout']);
+    expect(rows.map((r) => `${r.username} ${r.action} ${r.after}`)).toEqual(expect.arrayContaining(['boss module:upgrade 1.1.0', 'boss module:rollback 1.0.0']));
   });
 
   it('shows the source while disabled, and renders again once enabled', async () => {

@@ -10,7 +10,7 @@ import { decideReport, removeTarget, restoreTarget, tellReportOutcome, type Repo
 import { decideInvoice } from '../account/invoices';
 import { decideWithdrawal } from '../market/studio';
 import { SITE_MODULES, installReviewed, uninstallModule } from '../modules/installs';
-import { installable, installPackaged, uninstall } from '../modules/lifecycle';
+import { installable, installPackaged, quietly, uninstall } from '../modules/lifecycle';
 import { CLI_ACTOR } from './audit';
 
 export type NoticeRow = typeof notice.$inferSelect;
@@ -85,12 +85,13 @@ export async function decideWithdrawalRequest(db: Db, id: number, approve: boole
 export async function toggleModule(rt: Runtime, uid: string, install: boolean, by: number): Promise<string> {
   if (!SITE_MODULES[uid] && !(await installable(rt, uid))) throw new AppError('admin.modules.unknown', { fieldKeys: { uid: 'admin.modules.unknown' } });
   if (!install) {
-    const result = SITE_MODULES[uid] ? await uninstallModule(rt.db, uid) : await uninstall(rt, uid, CLI_ACTOR);
+    const result = SITE_MODULES[uid] ? await uninstallModule(rt.db, uid) : await uninstall(rt, uid, quietly({ ...CLI_ACTOR, id: by }));
     await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
     return result ? 'uninstalled' : 'not installed';
   }
   const kind = await installable(rt, uid);
-  const version = kind === 'package' ? await installPackaged(rt, uid, { ...CLI_ACTOR, id: by }) : await installReviewed(rt, uid, by);
+  // The route writes the audit row (with the administrator's name).
+  const version = kind === 'package' ? await installPackaged(rt, uid, quietly({ ...CLI_ACTOR, id: by })) : await installReviewed(rt, uid, by);
   await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
   return `installed ${String(version)}`;
 }

@@ -9,7 +9,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { module, moduleEvent, moduleInstall, moduleKv, modulePackage, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
-import { recordAction, type Actor } from '../admin/audit';
+import { CLI_ACTOR, recordAction, type Actor } from '../admin/audit';
 import { authoriseDownload } from '../market/downloads';
 import { verifyForInstall } from '../market/package-review';
 import { compareVersions } from '../../shared/market';
@@ -54,9 +54,21 @@ export async function installedRow(rt: Pick<Rt, 'db'>, uid: string): Promise<Ins
 }
 
 async function changed(rt: Rt, actor: Actor, action: string, uid: string, before: unknown, after: unknown): Promise<void> {
-  await recordAction(rt.db, actor, `module:${action}`, uid, before, after);
+  // The CLI writes one row per command itself (src/server/cli.ts), the console's modules route
+  // (`silent`) too: not a second one here.
+  if (actor !== CLI_ACTOR && !silent.has(actor)) await recordAction(rt.db, actor, `module:${action}`, uid, before, after);
   await rt.bus.publish(MODULES_CHANNEL, { uid, change: action });
   await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+}
+
+/** Actors whose caller writes the audit row itself (see `quietly`). */
+const silent = new WeakSet<Actor>();
+
+/** The same actor, for a caller that records the step in the audit log itself. */
+export function quietly(actor: Actor): Actor {
+  const copy = { ...actor };
+  silent.add(copy);
+  return copy;
 }
 
 const summary = (row: InstalledRow | null): string => (row ? `${row.version}${row.enabled ? '' : ' (disabled)'}` : 'not installed');
@@ -139,7 +151,7 @@ export async function setModuleEnabled(rt: Rt, uid: string, enabled: boolean, ac
 export async function disableAll(rt: Rt, actor: Actor, reason: string): Promise<string[]> {
   const rows = await rt.db.update(moduleInstall).set({ enabled: 0, reason: reason.slice(0, 255), updateTime: now() })
     .where(and(eq(moduleInstall.enabled, 1))).returning({ uid: moduleInstall.uid });
-  for (const r of rows) await recordAction(rt.db, actor, 'module:disable', r.uid, 'enabled', `disabled: ${reason}`);
+  if (actor !== CLI_ACTOR) for (const r of rows) await recordAction(rt.db, actor, 'module:disable', r.uid, 'enabled', `disabled: ${reason}`);
   await rt.bus.publish(MODULES_CHANNEL, { change: 'disable-all' });
   await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
   return rows.map((r) => r.uid);
