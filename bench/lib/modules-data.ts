@@ -107,7 +107,7 @@ async function seed(dataDir: string, posts: number, mathPosts: number, out: stri
     const published = (await seedMath(rt)).join('; ');
     if (!/math \d+\.\d+\.\d+/.test(published)) throw new Error(`math is not published: ${published || '(nothing seeded)'}`);
     if (rt.modules.currentRenderSet !== '') throw new Error(`a markdown module is already active: ${rt.modules.currentRenderSet}`);
-    const categories = (await rt.db.execute<{ id: number }>(sql`select id from ask_category order by id`)).rows.map((r) => Number(r.id));
+    const categories = ((await rt.db.execute(sql`select id from ask_category order by id`)) as unknown as { rows: { id: number }[] }).rows.map((r) => Number(r.id));
     if (!categories.length) throw new Error('no forum category');
     const every = Math.max(1, Math.floor(posts / Math.max(1, mathPosts)));
     const now = Math.floor(Date.now() / 1000);
@@ -146,7 +146,7 @@ type Queryable = Pick<Awaited<ReturnType<typeof openDatabase>>['db'], 'execute'>
 async function renderSets(db: Queryable): Promise<{ table: string; set: string; rows: number }[]> {
   const out: { table: string; set: string; rows: number }[] = [];
   for (const table of ['ask_post', 'ask_reply', 'md_page']) {
-    const rows = (await db.execute<{ set: string; n: number }>(sql.raw(`select render_set as set, count(*)::int as n from ${table} group by render_set order by 2 desc`))).rows;
+    const rows = ((await db.execute(sql.raw(`select render_set as set, count(*)::int as n from ${table} group by render_set order by 2 desc`))) as unknown as { rows: { set: string; n: number }[] }).rows;
     for (const r of rows) out.push({ table, set: r.set, rows: Number(r.n) });
   }
   return out;
@@ -156,7 +156,7 @@ async function check(dataDir: string, out: string): Promise<void> {
   const database = await openDatabase({ databaseUrl: null, dataDir });
   try {
     const counts = await renderSets(database.db);
-    const [math] = (await database.db.execute<{ total: number; mathml: number }>(sql`select count(*)::int as total, count(*) filter (where html like '%<math%')::int as mathml from ask_post where body like '%$%'`)).rows;
+    const [math] = ((await database.db.execute(sql`select count(*)::int as total, count(*) filter (where html like '%<math%')::int as mathml from ask_post where body like '%$%'`)) as unknown as { rows: { total: number; mathml: number }[] }).rows;
     writeFileSync(out, JSON.stringify({ counts, mathPosts: Number(math?.total ?? 0), mathml: Number(math?.mathml ?? 0) }));
   } finally {
     await database.close();

@@ -124,7 +124,7 @@ async function main(args: string[]): Promise<number> {
       const code = await viaSocket(socketPath(config.dataDir), args, io);
       if (code !== null) return code;
     }
-    const runtime = await createRuntime({ ...config, logLevel: 'warn' });
+    const runtime = await createRuntime({ ...config, logLevel: 'warn' }, { background: false });
     try {
       return await runCommand(args, runtime, io);
     } finally {

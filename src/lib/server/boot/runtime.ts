@@ -22,7 +22,7 @@ import { withOutbox } from '../messages/live';
 // The composition root: the only folder of lib/server that imports every area (eslint.config.js
 // keeps the others from importing it).
 
-export async function createRuntime(config: ServerConfig, opts: { migrate?: boolean; seed?: boolean } = {}): Promise<Runtime> {
+export async function createRuntime(config: ServerConfig, opts: { migrate?: boolean; seed?: boolean; background?: boolean } = {}): Promise<Runtime> {
   // Message events an API handler recorded are published once it has finished.
   aroundApi(withOutbox);
   const log = createLogger(config.logLevel);
@@ -76,7 +76,8 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     const secret = await tokenSecret(database.db, config.tokenSecret ?? undefined);
     const modules = new SiteModules({ db: database.db, config, site, log, bus, pageCache }, config.safeMode ?? false);
     closers.unshift(() => modules.close());
-    modules.onRenderSetChange = () => rerenderInBackground({ db: database.db, log, pageCache, modules });
+    // A short-lived process (the CLI) leaves the background re-render to the servers.
+    if (opts.background !== false) modules.onRenderSetChange = () => rerenderInBackground({ db: database.db, log, pageCache, modules });
     await modules.start();
     let closing: Promise<void> | null = null;
     return {

@@ -3,7 +3,7 @@
 // batches with pauses, so readers keep their speed), and on read when a page meets one first.
 // Rows are claimed before they are rendered, so with several instances each row is rendered once,
 // by whichever instance took it.
-import { and, asc, eq, gt, inArray, ne } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, like, ne } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { askPost, askReply, mdPage } from '../db/schema';
 import type { Runtime } from '../runtime';
@@ -54,6 +54,14 @@ export async function rerenderBatch(db: Db, kind: Kind, after = 0, limit = REREN
   return { rows: ids.length, last: ids.at(-1)! };
 }
 
+/** Claims (`~<set>`) of any other set than the current one go back to stale (''), for the walk to take. */
+export async function releaseOldClaims(db: Db): Promise<void> {
+  const claim = `~${currentRenderSet()}`.slice(0, 400);
+  for (const table of [askPost, askReply, mdPage]) {
+    await db.update(table).set({ renderSet: '' }).where(and(like(table.renderSet, '~%'), ne(table.renderSet, claim)));
+  }
+}
+
 const running = new WeakSet<RunningModules>();
 const again = new WeakSet<RunningModules>();
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
@@ -72,6 +80,8 @@ export function rerenderInBackground(rt: Deps): void {
     const started = Date.now();
     let total = 0;
     try {
+      // Rows an instance claimed for an earlier set and never finished (it stopped) are stale again.
+      await releaseOldClaims(rt.db);
       do {
         again.delete(rt.modules);
         for (const kind of ['post', 'reply', 'doc'] as const) {
