@@ -112,6 +112,14 @@ describe('the market side (site A)', () => {
     const listed = (await raw(a.url, '/api/account/apiTokens', { headers: { 'ba-user-token': aliceToken } })).json<Env<{ list: Record<string, unknown>[] }>>();
     expect(listed.data.list).toEqual([expect.objectContaining({ name: 'site B' })]);
     expect(JSON.stringify(listed.data)).not.toContain(token.slice(4));
+    // The member center's page lists it by name (never the token), in the reader's language.
+    for (const [lang, lead] of [['en', 'A token lets another Atrium site'], ['zh-cn', '令牌让你运营的另一个 Atrium 站点']] as const) {
+      const page = await raw(a.url, '/user/account/apiTokens', { headers: { cookie: `${aliceCookie}; ba-lang=${lang}` } });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(lead);
+      expect(page.text).toContain('site B');
+      expect(page.text).not.toContain(token.slice(4));
+    }
     // No token, a session instead of a token, a wrong token: refused.
     for (const headers of [{}, { cookie: aliceCookie, 'ba-user-token': aliceToken }, { authorization: `Bearer atm_${'x'.repeat(43)}` }]) {
       const res = await raw(a.url, '/api/market/remote/list', { headers: { 'think-lang': 'en', ...headers } });
@@ -149,11 +157,11 @@ describe('the connecting site (site B)', () => {
     mode = 'swap-bytes';
     const swapped = await cli(b, 'module:remote:install', 'math');
     expect(swapped.code).toBe(1);
-    expect(swapped.err).toContain(`hashes to ${fakeSha}, not the signed ${mathSha}: installation refused`);
+    expect(swapped.err).toContain(`has sha256 ${fakeSha}, not the signed ${mathSha}: installation refused`);
     mode = 'swap-list';
     const resigned = await cli(b, 'module:remote:install', 'math');
     expect(resigned.code).toBe(1);
-    expect(resigned.err).toMatch(/The signature of math 1\.\d+\.\d+ does not verify with the pinned key/);
+    expect(resigned.err).toMatch(/The signature of math 1\.\d+\.\d+ is not valid under the pinned key/);
     mode = 'pass';
     expect(await b.runtime.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'math'))).toEqual([]);
     expect(await b.runtime.db.select().from(module).where(eq(module.uid, 'math'))).toEqual([]);
@@ -165,11 +173,11 @@ describe('the connecting site (site B)', () => {
     // Another key pinned under the market's fingerprint: the signature is checked with the pinned key, not the served one.
     await b.runtime.db.update(moduleRemote).set({ publicKey: other }).where(eq(moduleRemote.id, row!.id));
     const forged = await cli(b, 'module:remote:install', 'math');
-    expect(forged.err).toMatch(/does not verify with the pinned key/);
+    expect(forged.err).toMatch(/is not valid under the pinned key/);
     await b.runtime.db.update(moduleRemote).set({ publicKey: other, fingerprint: keyFingerprint(other) }).where(eq(moduleRemote.id, row!.id));
     const changed = await cli(b, 'module:remote:install', 'math');
     expect(changed.code).toBe(1);
-    expect(changed.err).toContain(`now serves key ${row!.fingerprint}, not the ${keyFingerprint(other)} pinned when connecting`);
+    expect(changed.err).toContain(`changed since connecting (pinned: ${keyFingerprint(other)}; served now: ${row!.fingerprint})`);
     await b.runtime.db.update(moduleRemote).set({ publicKey: row!.publicKey, fingerprint: row!.fingerprint }).where(eq(moduleRemote.id, row!.id));
   });
 
