@@ -72,7 +72,7 @@ beforeAll(async () => {
   relay = createServer((req, res) => {
     void (async () => {
       const upstream = await fetch(`${a.url}${req.url}`, { headers: { authorization: req.headers.authorization ?? '', accept: req.headers.accept ?? '*/*', 'think-lang': String(req.headers['think-lang'] ?? '') } });
-      let body = Buffer.from(await upstream.arrayBuffer());
+      let body: Buffer = Buffer.from(await upstream.arrayBuffer());
       const type = upstream.headers.get('content-type') ?? 'application/octet-stream';
       if (mode === 'swap-bytes' && req.url?.startsWith('/api/market/remote/package')) body = fake;
       if (mode === 'swap-list' && req.url?.startsWith('/api/market/remote/list')) {
@@ -121,7 +121,7 @@ describe('the market side (site A)', () => {
       expect(page.text).not.toContain(token.slice(4));
     }
     // No token, a session instead of a token, a wrong token: refused.
-    for (const headers of [{}, { cookie: aliceCookie, 'ba-user-token': aliceToken }, { authorization: `Bearer atm_${'x'.repeat(43)}` }]) {
+    for (const headers of [{}, { cookie: aliceCookie, 'ba-user-token': aliceToken }, { authorization: `Bearer atm_${'x'.repeat(43)}` }] as Record<string, string>[]) {
       const res = await raw(a.url, '/api/market/remote/list', { headers: { 'think-lang': 'en', ...headers } });
       expect(res.status).toBe(401);
       expect(res.json<Env>()).toMatchObject({ code: 0, msg: expect.stringContaining('API token') });

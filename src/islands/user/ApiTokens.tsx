@@ -1,6 +1,6 @@
 // The member center's API tokens: make one (shown this once, to copy into the other site's
 // `module:remote:connect`) or revoke one; the list itself is rendered by the page.
-import { useState, type FormEvent, type ReactElement } from 'react';
+import { useState, type ReactElement, type SyntheticEvent } from 'react';
 import { request } from '../../lib/client/api';
 
 export default function ApiTokens({ messages, tokens }: { messages: Record<string, string>; tokens: { id: number; name: string; created: string; used: string }[] }): ReactElement {
@@ -10,7 +10,7 @@ export default function ApiTokens({ messages, tokens }: { messages: Record<strin
   const [list, setList] = useState(tokens);
   const [busy, setBusy] = useState(false);
 
-  const create = async (e: FormEvent): Promise<void> => {
+  const create = async (e: SyntheticEvent): Promise<void> => {
     e.preventDefault();
     setBusy(true);
     try {
