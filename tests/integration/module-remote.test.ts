@@ -204,6 +204,14 @@ describe('the connecting site (site B)', () => {
     const post = await createPost(b.runtime.db, writer.id, { title: 'Mass and energy', content: 'Energy $E=mc^2$ here.', category_id: discussion!.id, tags: [] } as never);
     const html = (await raw(b.url, `/ask/info/${post.id}`, { headers: { cookie: 'ba-lang=en' } })).text;
     expect(html).toContain('<span class="md-ext" data-ext="math"><math><mrow><mi>E</mi><mo>=</mo><mi>m</mi><msup><mi>c</mi>');
+    // Delisted in B's market: B's members cannot download or buy what A's member got.
+    expect(v!.module.status).toBe('delisted');
+    const session = await loginAs(b.url, b.runtime, 'writer', 'remote-pass1');
+    const download = await raw(b.url, '/api/modules/download?uid=math', { headers: { 'ba-user-token': session.token, 'think-lang': 'en' } });
+    expect(download.json<Env>()).toMatchObject({ code: 0, msg: 'This module does not exist or is not published' });
+    // The console lists it with the other site modules (upgrade, rollback, disable work as for any).
+    const { consoleModules } = await import('../../src/lib/server/modules/lifecycle');
+    expect((await consoleModules(b.runtime, 'en')).find((m) => m.uid === 'math')).toMatchObject({ installed: expect.objectContaining({ sha256: mathSha }), latest: install!.version });
     expect((await cli(b, 'module:remote:list')).out).toMatch(/ {2}math\t1\.\d+\.\d+\tfree\tinstalled 1\.\d+\.\d+/);
   }, scaled(60_000));
 

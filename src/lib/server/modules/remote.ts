@@ -142,7 +142,11 @@ export async function verifyRemoteRelease(remote: Pick<RemoteRow, 'url' | 'publi
   return inspected;
 }
 
-/** Records a verified remote release in this site's market: the module (once), the version published with the signed sha256 pinned. */
+/**
+ * Records a verified remote release in this site's market: the module (once, delisted so this
+ * site's members cannot download what another market's member got), the version published with
+ * the signed sha256 pinned as reviewed.
+ */
 async function recordRelease(rt: Rt, remote: RemoteRow, offered: RemoteModule, release: RemoteRelease, bytes: Buffer, inspected: Extract<Awaited<ReturnType<typeof inspectPackage>>, { ok: true }>): Promise<void> {
   const { uid, version } = release;
   const manifest = inspected.manifest as Manifest;
@@ -163,7 +167,8 @@ async function recordRelease(rt: Rt, remote: RemoteRow, offered: RemoteModule, r
     };
     const [row] = await rt.db.insert(module).values({
       uid, developerId: FIRST_PARTY, ...texts, category: 'tools', tags: [], price: 0, scorePrice: 0, siteModule: 1,
-      status: 'published', latestVersion: version, publishTime: t, createTime: t, updateTime: t, ...(await moduleText({ ...texts, tags: [] })),
+      // Delisted: installable here (lifecycle.ts accepts a module with a remote source), never listed, sold or downloaded from this market.
+      status: 'delisted', latestVersion: version, publishTime: t, createTime: t, updateTime: t, ...(await moduleText({ ...texts, tags: [] })),
     }).returning({ id: module.id });
     moduleId = row!.id;
     await rt.db.insert(moduleRemoteSource).values({ uid, remoteId: remote.id, createTime: t }).onConflictDoUpdate({ target: moduleRemoteSource.uid, set: { remoteId: remote.id } });
