@@ -36,6 +36,7 @@ const nonce = (a: Actor, what: string): string => `${what}-${a}-${Date.now().toS
 export const SAMPLES: Samples = {
   '/api/[...rest]': { ALL: q({}) },
   '/api/m/[...path]': { ALL: q({}) },
+  '/api/account/apiTokens': { GET: q({}), POST: (_fx, a) => ({ body: { action: 'create', name: `token ${a}` } }) },
   '/api/account/balance': { GET: q({ page: 1 }) },
   '/api/account/balanceExport': { GET: q({}) },
   '/api/account/changeBind': { POST: b({ type: 'email', captcha: '123456', email: 'new@example.com', accountVerificationToken: 'x'.repeat(32) }) },
@@ -159,6 +160,10 @@ export const SAMPLES: Samples = {
   '/api/interaction/sendMessage': { POST: (fx, a) => ({ body: { user_id: fx.ids.carol, content: `Hello from ${a}` } }) },
   '/api/interaction/userCard': { GET: (fx) => ({ query: { user_id: fx.ids.member } }) },
 
+  '/api/market/key': { GET: q({}) },
+  // A session is not a token: every actor is refused before anything is listed or served.
+  '/api/market/remote/list': { GET: q({}) },
+  '/api/market/remote/package': { GET: (fx) => ({ query: { uid: fx.packageUid, version: '1.0.0' } }) },
   '/api/market/review': { GET: q({}), POST: (fx) => ({ body: { type: 'module', id: fx.draftId, approve: false, reason: 'Not ready' } }) },
 
   '/api/md/bookArchive': { POST: (fx) => ({ body: { name: fx.book, archive: 0 } }) },

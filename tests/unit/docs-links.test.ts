@@ -77,10 +77,12 @@ function readNames(): Set<string> {
 /** A name is documented where it stands in code, alone or with a value: `NAME`, `NAME=…`, `NAME` / `OTHER`. */
 const documents = (text: string, name: string): boolean => new RegExp(`\`\\$?${name}(?:[=\`\\s/,]|\\b(?!_))`).test(text);
 
-/** `/api/a/b|c|d` in the documents → the routes it names, lower-case. */
+/** `/api/a/b|c|d` (and `/api/a/b/c|d`) in the documents → the routes it names, lower-case. */
 function documentedRoutes(text: string): Set<string> {
   const found = new Set<string>();
   for (const m of text.matchAll(/\/api\/([A-Za-z0-9_]+)\/([A-Za-z0-9_|]+)/g)) for (const action of m[2]!.split('|')) if (action) found.add(`/api/${m[1]}/${action}`.toLowerCase());
+  // Routes one folder deeper (`/api/market/remote/list|package`).
+  for (const m of text.matchAll(/\/api\/([A-Za-z0-9_]+\/[A-Za-z0-9_]+)\/([A-Za-z0-9_|]+)/g)) for (const action of m[2]!.split('|')) if (action) found.add(`/api/${m[1]}/${action}`.toLowerCase());
   return found;
 }
 

@@ -24,9 +24,9 @@ const outline = (nodes: Node[]): unknown[] => nodes.map((n) => [n.type, n.name, 
 describe('member-center pages', () => {
   afterEach(() => { unregisterMemberPage('test/extra'); });
 
-  it('are the twenty pages of before, each with a component that exists and a title in both languages', () => {
+  it('are the twenty pages of before and API tokens, each with a component that exists and a title in both languages', () => {
     expect([...USER_CHILDREN].sort()).toEqual([
-      'account/balance', 'account/changePassword', 'account/integral', 'account/invoice', 'account/moduleOrders',
+      'account/apiTokens', 'account/balance', 'account/changePassword', 'account/integral', 'account/invoice', 'account/moduleOrders',
       'account/notice', 'account/overview', 'account/profile', 'account/signIn',
       'ask/collect', 'ask/comment', 'ask/myReports', 'ask/post', 'ask/reports',
       'developer/earnings', 'developer/modules', 'developer/orders', 'developer/verif',
@@ -45,7 +45,7 @@ describe('member-center pages', () => {
         ['menu', 'account/overview', 'home'], ['menu', 'account/profile', 'id-card'], ['menu', 'account/changePassword', 'key'],
         ['menu', 'account/integral', 'star'], ['menu', 'account/balance', 'wallet', [['button', 'account/balance/export', '']]],
         ['menu', 'account/signIn', 'calendar'], ['menu', 'account/invoice', 'receipt'], ['menu', 'account/moduleOrders', 'package'],
-        ['menu', 'account/notice', 'bell'],
+        ['menu', 'account/apiTokens', 'key'], ['menu', 'account/notice', 'bell'],
       ]],
       ['menu_dir', 'ask', 'chat', [
         ['menu', 'ask/post', 'edit'], ['menu', 'ask/comment', 'reply'], ['menu', 'ask/collect', 'bookmark'], ['menu', 'ask/myReports', 'flag'],

@@ -165,6 +165,7 @@ export default {
   'user.menu.account/signIn': 'Daily check-in',
   'user.menu.account/invoice': 'Invoices',
   'user.menu.account/moduleOrders': 'Module orders',
+  'user.menu.account/apiTokens': 'API tokens',
   'user.menu.account/notice': 'Notices',
   'user.menu.ask': 'Community',
   'user.menu.ask/post': 'My posts',

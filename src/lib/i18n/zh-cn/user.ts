@@ -162,6 +162,7 @@ export default {
   'user.menu.account/signIn': '每日签到',
   'user.menu.account/invoice': '发票',
   'user.menu.account/moduleOrders': '模块订单',
+  'user.menu.account/apiTokens': 'API 令牌',
   'user.menu.account/notice': '站内公告',
   'user.menu.ask': '社区',
   'user.menu.ask/post': '我的帖子',

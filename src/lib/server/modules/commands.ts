@@ -1,11 +1,12 @@
 // `npm run atrium -- module:*`: the lifecycle of the site's modules (install, upgrade, roll back,
 // enable, disable, uninstall, safe mode) and packing a module folder for authors. Every change goes
 // through lifecycle.ts: the wanted state in the database, the audit log, the bus to every instance.
-import { refused, registerCommand, type CommandContext } from '../commands';
+import { refused, registerCommand, stringOption, type CommandContext } from '../commands';
 import { CLI_ACTOR } from '../admin/audit';
 import { SITE_MODULES, installReviewed, uninstallModule } from './installs';
 import { disableAll, installable, installedList, installPackaged, rollbackModule, setModuleEnabled, uninstall, upgradeModule } from './lifecycle';
 import { packCommand } from './pack';
+import { connectRemote, installRemote, listRemote } from './remote';
 
 /** `uid` or `uid@version`. */
 function target(arg: string | undefined): { uid: string; version?: string } | null {
@@ -119,4 +120,50 @@ registerCommand({
   name: 'module:pack', usage: '<folder> [out.zip]', section: 'modules', readOnly: true,
   summary: 'a module folder (atrium.json at its root) as a reproducible package; prints every problem or the sha256',
   run: ({ args, path, out, err }) => packCommand(args, path, { out, err }),
+});
+
+registerCommand({
+  name: 'module:remote:connect', usage: '<market-url> <token> [--fingerprint <hex>]', section: 'modules',
+  summary: 'connects to another Atrium\'s market with a member API token made there, pinning the market\'s ed25519 key (prints its fingerprint; --fingerprint refuses any other key)',
+  options: { fingerprint: { type: 'string' } },
+  secret: { args: [1] },
+  async run(ctx) {
+    const [url, token] = ctx.args;
+    if (!url || !token) { ctx.err('Usage: module:remote:connect <market-url> <token> [--fingerprint <hex>]\n'); return 2; }
+    const fingerprint = stringOption(ctx.options, 'fingerprint');
+    return step(ctx, async () => {
+      const { remote, modules } = await connectRemote(ctx.runtime, { url, token, ...(fingerprint ? { expectFingerprint: fingerprint } : {}) });
+      return `Connected to ${remote.url}.\nPinned market key fingerprint: ${remote.fingerprint}\n(compare it with the one the market's operator publishes; every install is checked against this key)\n${modules.length} module(s) offered to this token.`;
+    });
+  },
+});
+
+registerCommand({
+  name: 'module:remote:list', section: 'modules', readOnly: true,
+  summary: 'what each connected market offers this site\'s token (free, or bought by its member): uid, newest version, installed version here',
+  async run(ctx) {
+    return step(ctx, async () => {
+      const installed = new Map((await installedList(ctx.runtime)).map((r) => [r.uid, r.version]));
+      const lines: string[] = [];
+      for (const { remote, modules } of await listRemote(ctx.runtime)) {
+        lines.push(`${remote.url}\tkey ${remote.fingerprint.slice(0, 16)}…`);
+        for (const m of modules) lines.push(`  ${m.uid}\t${m.latest}\t${m.free ? 'free' : 'bought'}\t${installed.has(m.uid) ? `installed ${installed.get(m.uid)}` : 'not installed'}\t${m.nameEn || m.name}`);
+        if (!modules.length) lines.push('  (nothing offered to this token)');
+      }
+      return lines.join('\n');
+    });
+  },
+});
+
+registerCommand({
+  name: 'module:remote:install', usage: '<uid>[@version]', section: 'modules',
+  summary: 'installs or upgrades a module from a connected market, after checking its signature with the pinned key and its sha256',
+  async run(ctx) {
+    const t = target(ctx.args[0]);
+    if (!t) { ctx.err('Usage: module:remote:install <uid>[@version]\n'); return 2; }
+    return step(ctx, async () => {
+      const done = await installRemote(ctx.runtime, t.uid, t.version);
+      return `Installed ${t.uid} ${done.version} from ${done.url} (signature and sha256 checked with the pinned key).`;
+    });
+  },
 });

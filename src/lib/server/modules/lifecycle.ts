@@ -4,9 +4,9 @@
 // Site modules compiled into this codebase without a package (SITE_MODULES) keep their row-only
 // install; packaged modules are installed at a version whose stored package still hashes to the
 // sha256 its reviewer approved.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, or } from 'drizzle-orm';
 import { readFile, rm } from 'node:fs/promises';
-import { module, moduleEvent, moduleInstall, moduleKv, modulePackage, moduleVersion } from '../db/schema';
+import { module, moduleEvent, moduleInstall, moduleKv, modulePackage, moduleRemoteSource, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import { CLI_ACTOR, recordAction, type Actor } from '../admin/audit';
@@ -35,12 +35,18 @@ export interface InstallableVersion {
 /** The published versions of a module with a package, newest first. */
 async function publishedVersions(rt: Rt, uid: string): Promise<{ moduleId: number; price: number; scorePrice: number; versions: InstallableVersion[] } | null> {
   const [m] = await rt.db.select({ id: module.id, status: module.status, price: module.price, scorePrice: module.scorePrice }).from(module).where(eq(module.uid, uid)).limit(1);
-  if (!m || m.status !== 'published') return null;
+  // A module installed from another market (modules/remote.ts) is kept delisted here: installable, never sold or downloaded.
+  if (!m || (m.status !== 'published' && !(m.status === 'delisted' && (await fromRemote(rt, uid))))) return null;
   const rows = await rt.db.select().from(moduleVersion).where(and(eq(moduleVersion.moduleId, m.id), eq(moduleVersion.status, 'published')));
   const versions = rows.filter((v) => v.packagePath && v.manifest)
     .sort((a, b) => compareVersions(b.version, a.version))
     .map((v) => ({ moduleId: m.id, version: v.version, packagePath: v.packagePath, packageSize: v.packageSize, reviewedSha256: v.reviewedSha256, manifest: v.manifest as Manifest }));
   return { moduleId: m.id, price: m.price, scorePrice: m.scorePrice, versions };
+}
+
+/** Whether `uid` came from another Atrium's market (module:remote:install). */
+async function fromRemote(rt: Pick<Rt, 'db'>, uid: string): Promise<boolean> {
+  return (await rt.db.select({ uid: moduleRemoteSource.uid }).from(moduleRemoteSource).where(eq(moduleRemoteSource.uid, uid)).limit(1)).length > 0;
 }
 
 /** Whether a module installs as a package (its market listing has a published version with a manifest). */
@@ -246,7 +252,7 @@ export interface ConsoleModule {
 export async function consoleModules(rt: Pick<Rt, 'db'>, locale: 'zh-cn' | 'en'): Promise<ConsoleModule[]> {
   const rows = await rt.db.select({ uid: module.uid, name: module.name, nameEn: module.nameEn, v: moduleVersion }).from(module)
     .innerJoin(moduleVersion, and(eq(moduleVersion.moduleId, module.id), eq(moduleVersion.status, 'published')))
-    .where(eq(module.status, 'published'));
+    .where(or(eq(module.status, 'published'), inArray(module.uid, rt.db.select({ uid: moduleRemoteSource.uid }).from(moduleRemoteSource))));
   const installed = new Map((await installedList(rt)).map((r) => [r.uid, r]));
   const byUid = new Map<string, ConsoleModule>();
   for (const uid of Object.keys(SITE_MODULES)) byUid.set(uid, { uid, name: uid, builtin: true, installed: installed.get(uid) ?? null, latest: '', manifest: null });

@@ -13,4 +13,5 @@ registerMemberPage({
 registerMemberPage({ path: 'account/signIn', menu: 'account', title: '每日签到', icon: 'calendar', component: 'user/pages/SignIn' });
 registerMemberPage({ path: 'account/invoice', menu: 'account', title: '发票', icon: 'receipt', component: 'user/Invoices' });
 registerMemberPage({ path: 'account/moduleOrders', menu: 'account', title: '模块订单', icon: 'package', component: 'user/ModuleOrders' });
+registerMemberPage({ path: 'account/apiTokens', menu: 'account', title: 'API 令牌', icon: 'key', component: 'user/ApiTokens' });
 registerMemberPage({ path: 'account/notice', menu: 'account', title: '站内公告', icon: 'bell', component: 'user/Notices' });

@@ -45,3 +45,12 @@ export const ModuleStepInput = z.object({
 }).strict();
 
 export const PageInput = z.object({ page: z.coerce.number().int().min(1).max(10_000).default(1) });
+
+/** `GET /api/market/remote/package`: a version is named (what the list signed). */
+export const RemotePackageInput = z.object({ uid, version: z.string().trim().regex(SEMVER, { error: 'market.noPackage' }) });
+
+/** The member center's API tokens: make one (a name to recognise it by) or revoke one. */
+export const ApiTokenInput = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('create'), name: z.string().trim().min(1, { error: 'market.remote.tokenName' }).max(60, { error: 'market.remote.tokenName' }) }).strict(),
+  z.object({ action: z.literal('revoke'), id: z.coerce.number().int().min(1).max(2_147_483_647) }).strict(),
+]);

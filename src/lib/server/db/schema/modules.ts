@@ -240,3 +240,45 @@ export const developerWithdrawal = pgTable('developer_withdrawal', {
   check('developer_withdrawal_amount_chk', sql`${t.amount} > 0`),
   index('developer_withdrawal_dev_idx').on(t.developerId, t.id),
 ]);
+
+/**
+ * This site's market signing key (one row, id 1): an ed25519 pair made the first time it is needed.
+ * The market signs what its reviewers approved with it; another Atrium that installs from this
+ * market pins the public key when it connects. The private key (PKCS#8 DER, base64) never leaves the server.
+ */
+export const marketKey = pgTable('market_key', {
+  id: smallint('id').primaryKey(),
+  publicKey: text('public_key').notNull(),
+  privateKey: text('private_key').notNull(),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+});
+
+/** A member's API token for installing from this market on another site: only its sha256 is kept. */
+export const memberApiToken = pgTable('member_api_token', {
+  id: serial('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  name: varchar('name', { length: 60 }).notNull(),
+  tokenHash: varchar('token_hash', { length: 64 }).notNull(),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+  lastUseTime: bigint('last_use_time', { mode: 'number' }).notNull().default(0),
+}, (t) => [uniqueIndex('member_api_token_hash_idx').on(t.tokenHash), index('member_api_token_user_idx').on(t.userId)]);
+
+/**
+ * Another Atrium's market this site installs from: its URL, the member token it was given there and
+ * the market's public key pinned when connecting (a key served later is compared, never trusted).
+ */
+export const moduleRemote = pgTable('module_remote', {
+  id: serial('id').primaryKey(),
+  url: varchar('url', { length: 255 }).notNull(),
+  token: varchar('token', { length: 128 }).notNull(),
+  publicKey: text('public_key').notNull(),
+  fingerprint: varchar('fingerprint', { length: 64 }).notNull(),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+}, (t) => [uniqueIndex('module_remote_url_idx').on(t.url)]);
+
+/** Which remote market a module of this site's market came from (a module made here has no row). */
+export const moduleRemoteSource = pgTable('module_remote_source', {
+  uid: varchar('uid', { length: 40 }).primaryKey(),
+  remoteId: integer('remote_id').notNull(),
+  createTime: bigint('create_time', { mode: 'number' }).notNull(),
+});
