@@ -184,9 +184,9 @@ describe('the audit log of the CLI', () => {
       backup: ['backup', join(dir, 'audit.backup.gz')],
     };
     // Restoring runs on a stopped site, before any runtime (src/server/cli-entry.ts writes its row).
-    // Upgrading and rolling back need a module with two reviewed packages: module-lifecycle.test.ts
-    // checks their audit rows.
-    const ELSEWHERE = new Set(['restore', 'module:upgrade', 'module:rollback']);
+    // Upgrading and rolling back need a module with two reviewed packages (module-lifecycle.test.ts
+    // checks their audit rows), installing from a remote market a second site (module-remote.test.ts).
+    const ELSEWHERE = new Set(['restore', 'module:upgrade', 'module:rollback', 'module:remote:connect', 'module:remote:install']);
     const writes = writeCommands().filter((c) => !ELSEWHERE.has(c));
     expect(writes.length).toBeGreaterThan(20);
     expect(writes.filter((c) => !CALLS[c]).map((c) => `${c}: no call in this test`)).toEqual([]);

@@ -11,7 +11,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/lib/server/account/users';
 import { createPost } from '../../src/lib/server/ask/posts';
-import { askCategory, module, moduleDownload, moduleInstall, modulePackage as modulePackageTable, moduleRemote, moduleVersion } from '../../src/lib/server/db/schema';
+import { adminLog, askCategory, module, moduleDownload, moduleInstall, modulePackage as modulePackageTable, moduleRemote, moduleVersion } from '../../src/lib/server/db/schema';
 import { seedMath } from '../../src/lib/server/market/demo';
 import { canonicalJson, keyFingerprint } from '../../src/lib/server/market/remote';
 import { installModule } from '../../src/lib/server/modules/installs';
@@ -193,6 +193,10 @@ describe('the connecting site (site B)', () => {
     expect(v!.module_version).toMatchObject({ reviewedSha256: mathSha, status: 'published' });
     const [aVersion] = await a.runtime.db.select({ manifest: moduleVersion.manifest }).from(moduleVersion).where(eq(moduleVersion.reviewedSha256, mathSha));
     expect(canonicalJson(v!.module_version.manifest)).toBe(canonicalJson(aVersion!.manifest));
+    // The connect and the install are in B's audit log, by the CLI, the token masked.
+    const audit = await b.runtime.db.select().from(adminLog).where(eq(adminLog.username, 'cli'));
+    expect(audit.map((r) => r.action)).toEqual(expect.arrayContaining(['module:remote:connect', 'module:remote:install']));
+    expect(JSON.stringify(audit)).not.toContain(token);
     expect(await b.runtime.db.select({ sha: modulePackageTable.sha256 }).from(modulePackageTable)).toEqual([{ sha: mathSha }]);
     // A counted the member's download.
     const downloads = await a.runtime.db.select().from(moduleDownload);
