@@ -177,7 +177,7 @@ const PAGES: { name: string; roles: Role[]; path: (w: World) => string; editor?:
     },
   })) },
   { name: 'not found', roles: ['visitor'], path: () => '/no-such-page' },
-  ...['overview', 'profile', 'changePassword', 'integral', 'balance', 'signIn', 'invoice', 'moduleOrders', 'notice'].map((p) => (
+  ...['overview', 'profile', 'changePassword', 'integral', 'balance', 'signIn', 'invoice', 'moduleOrders', 'notice', 'apiTokens'].map((p) => (
     { name: `account ${p}`, roles: ['member'] as Role[], path: () => `/user/account/${p}` })),
   ...['post', 'comment', 'collect', 'reports'].map((p) => ({ name: `my ${p}`, roles: ['member'] as Role[], path: () => `/user/ask/${p}` })),
   ...['verif', 'modules', 'orders', 'earnings'].map((p) => ({ name: `developer ${p}`, roles: ['member'] as Role[], path: () => `/user/developer/${p}` })),

@@ -203,7 +203,7 @@ test.describe.serial('no page scrolls sideways or clips its content at 390 px, 3
       wide.push(...await sweep(context, [
         '/', '/ask', `/ask/info/${postId}`, '/ask/search/atrium', '/md/guide', `/modules/${uid}`, `/user/card/${memberId}`, '/chat',
         '/user/account/overview', '/user/account/profile', '/user/account/changePassword', '/user/account/integral',
-        '/user/account/balance', '/user/account/signIn', '/user/account/invoice', '/user/account/moduleOrders', '/user/account/notice',
+        '/user/account/balance', '/user/account/signIn', '/user/account/invoice', '/user/account/moduleOrders', '/user/account/notice', '/user/account/apiTokens',
         '/user/ask/post', '/user/ask/comment', '/user/ask/collect', '/user/ask/reports',
         '/user/developer/verif', '/user/developer/modules', '/user/developer/orders', '/user/developer/earnings',
         '/user/market/review', '/user/messageCenter', '/no-such-page',

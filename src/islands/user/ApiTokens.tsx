@@ -34,7 +34,7 @@ export default function ApiTokens({ messages, tokens }: { messages: Record<strin
       <form method="post" className="form-narrow" onSubmit={(e) => void create(e)}>
         <label className="field">
           <span>{t('market.remote.page.name')}</span>
-          <input name="name" maxLength={60} required value={name} onChange={(e) => setName(e.target.value)} />
+          <input type="text" name="name" maxLength={60} required value={name} onChange={(e) => setName(e.target.value)} />
         </label>
         <button className="btn btn-primary" type="submit" disabled={busy || !name.trim()}>{t('market.remote.page.create')}</button>
       </form>
