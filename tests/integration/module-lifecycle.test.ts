@@ -22,6 +22,7 @@ import { loginAs } from '../helpers/members';
 import { modulePackage } from '../helpers/module-package';
 import { postJson, raw } from '../helpers/server';
 import { scaled } from '../helpers/time-scale.mjs';
+import { until } from '../helpers/until';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 
@@ -67,15 +68,6 @@ async function publish(version: string, bytes: Buffer, id = moduleId, uid = 'sho
     reviewedSha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files, status: 'published', publishTime: t, createTime: t,
   });
   await rt.db.update(module).set({ latestVersion: version }).where(eq(module.id, id));
-}
-
-/** Waits until this instance runs `set` (the bus message reached it and it reconciled). */
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + scaled(10_000);
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const page = async (id: number): Promise<string> => (await raw(srv.url, `/ask/info/${id}`, { headers: { cookie: 'ba-lang=en' } })).text;

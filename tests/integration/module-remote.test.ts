@@ -21,6 +21,7 @@ import { loginAs } from '../helpers/members';
 import { modulePackage } from '../helpers/module-package';
 import { postJson, raw } from '../helpers/server';
 import { scaled } from '../helpers/time-scale.mjs';
+import { until } from '../helpers/until';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 
@@ -46,13 +47,6 @@ async function cli(srv: InProcessServer, ...args: string[]): Promise<{ code: num
   return { code, out, err };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + scaled(15_000);
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   // A first: the markdown provider registry is process-wide and the last runtime started (B) holds it.
@@ -202,7 +196,7 @@ describe('the connecting site (site B)', () => {
     const downloads = await a.runtime.db.select().from(moduleDownload);
     expect(downloads.length).toBeGreaterThan(before);
 
-    await until(() => b.runtime.modules.currentRenderSet === `math@${install!.version}`, 'math in the render set');
+    await until(() => b.runtime.modules.currentRenderSet === `math@${install!.version}`, 'math in the render set', 15_000, 50);
     const writer = await createUser(b.runtime.db, { username: 'writer', password: 'remote-pass1', groupId: 1 });
     const [discussion] = await b.runtime.db.select({ id: askCategory.id }).from(askCategory).where(eq(askCategory.slug, 'discussion'));
     const post = await createPost(b.runtime.db, writer.id, { title: 'Mass and energy', content: 'Energy $E=mc^2$ here.', category_id: discussion!.id, tags: [] } as never);

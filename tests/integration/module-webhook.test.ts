@@ -17,6 +17,7 @@ import { loginAs } from '../helpers/members';
 import { installModule } from '../../src/lib/server/modules/installs';
 import { postJson, raw } from '../helpers/server';
 import { scaled } from '../helpers/time-scale.mjs';
+import { until } from '../helpers/until';
 
 type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 
@@ -31,13 +32,6 @@ const tokens: Record<string, string> = {};
 const post = async <T = Record<string, unknown>>(who: string, path: string, body: unknown, lang = 'en'): Promise<Env<T>> =>
   (await postJson(srv.url, path, body, { 'think-lang': lang, 'ba-user-token': tokens[who]! })).json<Env<T>>();
 
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + scaled(10_000);
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {

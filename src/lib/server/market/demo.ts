@@ -59,6 +59,16 @@ it exists so that buying, downloading and reviewing can be tried on a demo site.
  * package, so a demo site can try buying (the market lists no invented third-party modules).
  * Idempotent.
  */
+/** Stores a package the demo publishes where uploaded packages go (`demo/<sha1>.zip`). */
+async function storeDemoPackage(runtime: Pick<Runtime, 'config'>, zip: Buffer): Promise<{ sha1: string; packagePath: string }> {
+  const sha1 = createHash('sha1').update(zip).digest('hex');
+  const packagePath = `demo/${sha1}.zip`;
+  const file = packageFile(runtime, packagePath)!;
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, zip);
+  return { sha1, packagePath };
+}
+
 export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
   return [...(await seedSample(runtime)), ...(await seedMath(runtime)), ...(await seedWebhook(runtime))];
 }
@@ -78,11 +88,7 @@ async function seedSample(runtime: Pick<Runtime, 'db' | 'config'>): Promise<stri
   const zip = await storedZip([{ name: 'README.md', text: SAMPLE.readme }, { name: MANIFEST_FILE, text: `${JSON.stringify(SAMPLE.manifest, null, 2)}\n` }], new Date(1980, 0, 1));
   const inspected = await inspectPackage(zip);
   if (!inspected.ok) throw new Error(`demo package: ${inspected.problems.map((p) => p.key).join(', ')}`);
-  const sha1 = createHash('sha1').update(zip).digest('hex');
-  const packagePath = `demo/${sha1}.zip`;
-  const file = packageFile(runtime, packagePath)!;
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, zip);
+  const { sha1, packagePath } = await storeDemoPackage(runtime, zip);
   const t = Math.floor(Date.now() / 1000);
   const text = await moduleText({ ...texts, tags: SAMPLE.tags });
   const [row] = await db.insert(module).values({
@@ -214,11 +220,7 @@ async function seedBuilt(runtime: Pick<Runtime, 'db' | 'config'>, spec: BuiltSpe
     const [known] = await db.select({ id: moduleVersion.id }).from(moduleVersion).where(and(eq(moduleVersion.moduleId, exists.id), eq(moduleVersion.version, manifest.version))).limit(1);
     if (known) return [];
   }
-  const sha1 = createHash('sha1').update(zip).digest('hex');
-  const packagePath = `demo/${sha1}.zip`;
-  const file = packageFile(runtime, packagePath)!;
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, zip);
+  const { sha1, packagePath } = await storeDemoPackage(runtime, zip);
   const t = Math.floor(Date.now() / 1000);
   let moduleId = exists?.id;
   if (!moduleId) {
