@@ -205,4 +205,17 @@ describe('session cookies without SITE_DOMAIN, SITE_URL https', () => {
     expect(res.headers['set-cookie']).toBeDefined();
     expect(setCookies(page).size).toBe(0);
   });
+
+  it("BuildAdmin's `bausertoken` header is read by every route that reads the token: refresh and logout too", async () => {
+    const { res } = await logIn(plain, 'atrium.example.org');
+    const { token, refresh_token: refresh } = res.json<{ data: { userInfo: { token: string; refresh_token: string } } }>().data.userInfo;
+    const host = 'atrium.example.org';
+    const renewed = await postJson(plain.url, '/api/common/refreshToken', { refreshToken: refresh }, { host, bausertoken: token });
+    expect(renewed.json().code).toBe(1);
+    const next = renewed.json<{ data: { token: string } }>().data.token;
+    expect((await raw(plain.url, '/api/index/index?requiredLogin=1', { headers: { bausertoken: next } })).json().code).toBe(1);
+    expect((await postJson(plain.url, '/api/user/logout', {}, { host, bausertoken: next })).json().code).toBe(1);
+    // Logging out with the header alone ended the session the header named.
+    expect((await raw(plain.url, '/api/index/index?requiredLogin=1', { headers: { bausertoken: next } })).json().code).not.toBe(1);
+  });
 });

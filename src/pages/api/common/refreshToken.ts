@@ -3,6 +3,7 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { RefreshRaceError, refreshSession, resolveAccessToken } from '../../../lib/server/auth/sessions';
 import { clearSessionCookie, cookieScope, setSessionCookies, setUserInfoCookie } from '../../../lib/server/auth/guard';
 import { REFRESH_COOKIE, SESSION_COOKIE } from '../../../lib/server/request-context';
+import { headerToken } from '../../../lib/server/pipeline/checks';
 import { routeAccess, ANYONE, as } from '../../../lib/shared/access';
 
 export const RefreshInput = z.object({ refreshToken: z.string().max(200).optional(), refresh_token: z.string().max(200).optional() }).strict();
@@ -18,7 +19,7 @@ export const POST = api(async (ctx) => {
   const { runtime } = ctx.locals;
   const fromBody = input.refreshToken || input.refresh_token || '';
   const refresh = fromBody || ctx.cookies.get(REFRESH_COOKIE)?.value || '';
-  const access = ctx.request.headers.get('ba-user-token') || ctx.cookies.get(SESSION_COOKIE)?.value || '';
+  const access = headerToken((name) => ctx.request.headers.get(name)) || ctx.cookies.get(SESSION_COOKIE)?.value || '';
   const scope = cookieScope(ctx);
   let next: Awaited<ReturnType<typeof refreshSession>>;
   try {

@@ -3,6 +3,7 @@ import { api, ok, readInput } from '../../../lib/server/http';
 import { endSession } from '../../../lib/server/auth/sessions';
 import { clearSessionCookie, cookieScope } from '../../../lib/server/auth/guard';
 import { REFRESH_COOKIE, SESSION_COOKIE } from '../../../lib/server/request-context';
+import { headerToken } from '../../../lib/server/pipeline/checks';
 import { routeAccess, ANYONE } from '../../../lib/shared/access';
 
 // Both spellings are accepted: BuildAdmin reads `refreshToken`, its Nuxt client posts `refresh_token`.
@@ -16,7 +17,7 @@ export const LogoutInput = z.object({ refresh_token: z.string().max(200).optiona
 export const POST = api(async (ctx) => {
   const input = await readInput(ctx, LogoutInput);
   const { runtime } = ctx.locals;
-  const access = ctx.request.headers.get('ba-user-token') || ctx.cookies.get(SESSION_COOKIE)?.value || '';
+  const access = headerToken((name) => ctx.request.headers.get(name)) || ctx.cookies.get(SESSION_COOKIE)?.value || '';
   const refresh = input.refreshToken || input.refresh_token || ctx.cookies.get(REFRESH_COOKIE)?.value || '';
   await endSession(runtime.db, runtime.tokenSecret, access, refresh, runtime.sessions);
   clearSessionCookie(ctx.cookies, cookieScope(ctx));
