@@ -14,6 +14,14 @@ describe('keywordsOf', () => {
     expect(keywordsOf('上传的文件能存到腾讯云 COS 吗？')).toEqual(expect.arrayContaining(['上传', '腾讯云', 'cos']));
     expect(keywordsOf('上传的文件存在哪里？')).not.toContain('的');
   });
+
+  it('leaves out Chinese function words, as the English list does (only, after, no longer)', () => {
+    expect(keywordsOf('只有一个实例用 PostgreSQL，还需要 Redis 吗？')).toEqual(['postgresql', 'redis', '实例']);
+    const words = keywordsOf('放到反向代理后面以后，未读消息数不再实时更新了');
+    expect(words).toEqual(expect.arrayContaining(['反向', '代理', '未读', '实时', '更新']));
+    expect(words).not.toContain('以后');
+    expect(words).not.toContain('不再');
+  });
 });
 
 describe('holds', () => {
@@ -69,6 +77,19 @@ describe('scorePassages', () => {
     const mail = doc('Mail and text messages', 'Verification codes go out by e-mail. Set SMTP_HOST to your mail server; outgoing mail then leaves through it.', { rank: 0.35 });
     const [a, m] = scorePassages(q, words, [answer, mail]);
     expect(m).toBeGreaterThan(a!);
+  });
+
+  it('counts the title of a forum question about something else as a page title, not as the reader\'s question', () => {
+    const q = 'How do I configure an SMTP server for outgoing mail?';
+    const words = ['configure', 'outgoing', 'server', 'smtp', 'mail'];
+    const md = 'Set the SMTP variables; port 465 needs SMTP_SECURE=1:\n\n```ini\nEnvironment=SMTP_HOST=smtp.example.com\nEnvironment=SMTP_PORT=465\n```\n\nThe server reads them at start.';
+    const answer: Scored = { kind: 'answer', title: 'Verification e-mails never arrive: the log says data/outbox', heading: '', text: md.replace(/[`]/g, ''), markdown: md, intro: false, sameLang: true, rank: 0 };
+    const table = '| Variable | Default | Meaning |\n|---|---|---|\n| `SMTP_HOST` | – | SMTP server. Unset: e-mails go to the outbox. |\n| `SMTP_PORT` | `587` | SMTP port. |\n| `SMTP_FROM` | – | Sender address of outgoing mail. |';
+    const mail = doc('Mail and text messages', `Verification codes go out by e-mail or text message.\n\n${table}`, { rank: 0.37 });
+    const [a, m] = explainPassages(q, words, [answer, mail]);
+    expect(a!.title).toBeCloseTo(0.5 * 1 / words.length);
+    expect(a!.accepted).toBe(0);
+    expect(m!.score).toBeGreaterThan(a!.score);
   });
 
   it('explains each score by its parts, which add up to it', () => {
