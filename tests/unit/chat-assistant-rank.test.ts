@@ -1,7 +1,7 @@
 // The site assistant's ranking and quoting (issue 29 item 15): pure functions of retrieve.ts and
 // assistant.ts. Citation accuracy on real content is measured by `npm run bench -- assistant`.
 import { describe, expect, it } from 'vitest';
-import { explainPassages, holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
+import { explainPassages, holds, keywordsOf, proseOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
 import { assistantAnswer, quoteMarkdown } from '../../src/lib/server/chat/assistant';
 
 const doc = (heading: string, markdown: string, over: Partial<Scored> = {}): Scored => ({
@@ -92,6 +92,16 @@ describe('scorePassages', () => {
     expect(m!.score).toBeGreaterThan(a!.score);
   });
 
+  it('counts a table less only when no prose around it names a topic word (a fragment, not a section\'s answer)', () => {
+    const words = ['restore', 'backup'];
+    const commands = doc('Backups', '| Command | Does |\n|---|---|\n| `backup [file]` | A compressed copy of the database and the uploads. |\n| `restore <file>` | Restores onto a stopped site. |\n\nA backup of the embedded database restores into PostgreSQL.', { title: 'Command line' });
+    const fragment = doc('Sections', '| Section | What you do there |\n|---|---|\n| Dashboard | The last backup, with *Back up now*. |\n| Members | Restore a disabled member. |', { title: 'The admin console' });
+    const [c, f] = explainPassages('How do I restore a backup?', words, [commands, fragment]);
+    expect(tableShare(commands.markdown)).toBeGreaterThan(0.5);
+    expect(c!.table).toBe(1);
+    expect(f!.table).toBe(0.85);
+  });
+
   it('explains each score by its parts, which add up to it', () => {
     const q = 'How do I change the site name?';
     const words = ['change', 'site', 'name'];
@@ -117,6 +127,12 @@ describe('scorePassages', () => {
   it('measures how much of a passage is table rows, code aside', () => {
     expect(tableShare(ENV_TABLE)).toBe(1);
     expect(tableShare(SETTINGS)).toBe(0);
+  });
+
+  it('takes a passage\'s prose outside its tables, code blocks and callout markers', () => {
+    const prose = proseOf('::: tip Note\nRestore it with the command.\n:::\n\n| a | b |\n|---|---|\n| backup | x |\n\n```bash\nnpm run atrium -- backup\n```');
+    expect(prose).toContain('Restore it with the command.');
+    expect(prose).not.toMatch(/backup|tip|\|/);
   });
 });
 

@@ -207,6 +207,26 @@ export function tableShare(markdown: string): number {
   return lines ? rows / lines : 0;
 }
 
+/**
+ * A markdown passage's prose: its lines outside tables, code blocks and callout markers, markup
+ * dropped. What a passage says around its tables.
+ */
+export function proseOf(markdown: string): string {
+  const lines: string[] = [];
+  let fence: string | null = null;
+  for (const line of markdown.split('\n')) {
+    const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    if (f) {
+      if (!fence) fence = f[1]![0]!;
+      else if (f[1]![0] === fence) fence = null;
+      continue;
+    }
+    if (fence || /^\s*\|/.test(line) || /^\s*:::/.test(line)) continue;
+    lines.push(line);
+  }
+  return lines.join('\n').replace(/[`*_#>]/g, ' ');
+}
+
 const HOW = /\b(how|steps?)\b|怎么|怎样|如何|步骤/i;
 const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
 
@@ -220,8 +240,9 @@ export interface Scored {
  * weigh more. A forum question whose title says at least half of what the reader asks is the
  * reader's own: its title counts most of all and its accepted answer leads; any other question's
  * title counts as a page title does. A question without an accepted answer is only related. A
- * passage that is mostly a table (a fragment of a reference list) counts less than prose, and a
- * "how" question prefers a passage with steps or a command; an accepted answer comes before its own question. The passages in the question's
+ * passage that is mostly a table with no prose around it naming a topic word (a fragment of a
+ * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
+ * command; an accepted answer comes before its own question. The passages in the question's
  * language all come before those in the other language.
  */
 export function scorePassages(question: string, words: string[], passages: Scored[]): number[] {
@@ -245,6 +266,13 @@ export function explainPassages(question: string, words: string[], passages: Sco
   const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
   const how = HOW.test(question);
+  // A table with no prose around it that names a topic word is a fragment of a reference list; one
+  // the section's own sentences introduce (a command table under "restore it with…") is its answer.
+  const fragment = (p: Scored): boolean => {
+    if (tableShare(p.markdown || p.text) <= 0.5) return false;
+    const prose = proseOf(p.markdown || p.text);
+    return !words.some((w) => holds(prose, w) > 0);
+  };
   const parts = passages.map((p): ScoreParts => {
     let text = 0;
     let heading = 0;
@@ -268,7 +296,7 @@ export function explainPassages(question: string, words: string[], passages: Sco
       title: (own ? 1.75 : 0.5) * title / words.length,
       rank: (p.rank / (p.rank + 0.2)) * 0.3,
       post: p.kind === 'post' ? 0.6 : 1,
-      table: tableShare(p.markdown || p.text) > 0.5 ? 0.85 : 1,
+      table: fragment(p) ? 0.85 : 1,
       how: how && PROCEDURE.test(p.markdown) ? 0.25 : 0,
       accepted: own && p.kind === 'answer' ? 1 : 0,
       score: 0,
