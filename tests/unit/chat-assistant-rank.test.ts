@@ -1,7 +1,7 @@
 // The site assistant's ranking and quoting (issue 29 item 15): pure functions of retrieve.ts and
 // assistant.ts. Citation accuracy on real content is measured by `npm run bench -- assistant`.
 import { describe, expect, it } from 'vitest';
-import { explainPassages, holds, keywordsOf, proseOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
+import { explainPassages, holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
 import { assistantAnswer, quoteMarkdown } from '../../src/lib/server/chat/assistant';
 
 const doc = (heading: string, markdown: string, over: Partial<Scored> = {}): Scored => ({
@@ -13,14 +13,6 @@ describe('keywordsOf', () => {
     expect(keywordsOf('上传的文件存在哪里？')).toEqual(expect.arrayContaining(['上传', '文件']));
     expect(keywordsOf('上传的文件能存到腾讯云 COS 吗？')).toEqual(expect.arrayContaining(['上传', '腾讯云', 'cos']));
     expect(keywordsOf('上传的文件存在哪里？')).not.toContain('的');
-  });
-
-  it('leaves out Chinese function words, as the English list does (only, after, no longer)', () => {
-    expect(keywordsOf('只有一个实例用 PostgreSQL，还需要 Redis 吗？')).toEqual(['postgresql', 'redis', '实例']);
-    const words = keywordsOf('放到反向代理后面以后，未读消息数不再实时更新了');
-    expect(words).toEqual(expect.arrayContaining(['反向', '代理', '未读', '实时', '更新']));
-    expect(words).not.toContain('以后');
-    expect(words).not.toContain('不再');
   });
 });
 
@@ -79,29 +71,6 @@ describe('scorePassages', () => {
     expect(m).toBeGreaterThan(a!);
   });
 
-  it('counts the title of a forum question about something else as a page title, not as the reader\'s question', () => {
-    const q = 'How do I configure an SMTP server for outgoing mail?';
-    const words = ['configure', 'outgoing', 'server', 'smtp', 'mail'];
-    const md = 'Set the SMTP variables; port 465 needs SMTP_SECURE=1:\n\n```ini\nEnvironment=SMTP_HOST=smtp.example.com\nEnvironment=SMTP_PORT=465\n```\n\nThe server reads them at start.';
-    const answer: Scored = { kind: 'answer', title: 'Verification e-mails never arrive: the log says data/outbox', heading: '', text: md.replace(/[`]/g, ''), markdown: md, intro: false, sameLang: true, rank: 0 };
-    const table = '| Variable | Default | Meaning |\n|---|---|---|\n| `SMTP_HOST` | – | SMTP server. Unset: e-mails go to the outbox. |\n| `SMTP_PORT` | `587` | SMTP port. |\n| `SMTP_FROM` | – | Sender address of outgoing mail. |';
-    const mail = doc('Mail and text messages', `Verification codes go out by e-mail or text message.\n\n${table}`, { rank: 0.37 });
-    const [a, m] = explainPassages(q, words, [answer, mail]);
-    expect(a!.title).toBeCloseTo(0.5 * 1 / words.length);
-    expect(a!.accepted).toBe(0);
-    expect(m!.score).toBeGreaterThan(a!.score);
-  });
-
-  it('counts a table less only when no prose around it names a topic word (a fragment, not a section\'s answer)', () => {
-    const words = ['restore', 'backup'];
-    const commands = doc('Backups', '| Command | Does |\n|---|---|\n| `backup [file]` | A compressed copy of the database and the uploads. |\n| `restore <file>` | Restores onto a stopped site. |\n\nA backup of the embedded database restores into PostgreSQL.', { title: 'Command line' });
-    const fragment = doc('Sections', '| Section | What you do there |\n|---|---|\n| Dashboard | The last backup, with *Back up now*. |\n| Members | Restore a disabled member. |', { title: 'The admin console' });
-    const [c, f] = explainPassages('How do I restore a backup?', words, [commands, fragment]);
-    expect(tableShare(commands.markdown)).toBeGreaterThan(0.5);
-    expect(c!.table).toBe(1);
-    expect(f!.table).toBe(0.85);
-  });
-
   it('explains each score by its parts, which add up to it', () => {
     const q = 'How do I change the site name?';
     const words = ['change', 'site', 'name'];
@@ -127,12 +96,6 @@ describe('scorePassages', () => {
   it('measures how much of a passage is table rows, code aside', () => {
     expect(tableShare(ENV_TABLE)).toBe(1);
     expect(tableShare(SETTINGS)).toBe(0);
-  });
-
-  it('takes a passage\'s prose outside its tables, code blocks and callout markers', () => {
-    const prose = proseOf('::: tip Note\nRestore it with the command.\n:::\n\n| a | b |\n|---|---|\n| backup | x |\n\n```bash\nnpm run atrium -- backup\n```');
-    expect(prose).toContain('Restore it with the command.');
-    expect(prose).not.toMatch(/backup|tip|\|/);
   });
 });
 

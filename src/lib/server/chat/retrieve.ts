@@ -53,11 +53,7 @@ const STOP = new Set(('a an the and or but of to in on at for from by with into 
   + 'can could should would will shall may might must i me my we our you your it its this that these those there here please help want need get use using make '
   + 'not no yes if then than so as any some all more most other such only own same too very just also')
   .split(' '));
-const CJK_STOP = new Set(['如何', '怎么', '怎样', '怎么样', '什么', '为什么', '哪里', '哪个', '哪些', '可以', '能否', '是否', '能不能', '请问', '一下', '一个', '怎么办', '我们', '你们', '他们', '这个', '那个', '这些', '那些', '的', '了', '吗', '呢', '吧', '啊', '把', '将', '到', '在', '和', '与', '或', '是', '有', '我', '你', '他', '她', '它', '要', '想', '能', '会', '用', '给', '让', '从', '对', '中', '上', '下', '里', '去', '来', '也', '都', '就', '还', '又', '很', '个', '该', '应该', '需要',
-  // The English list's function words (only, other, all, some, any, own, if, then, not, no longer,
-  // already, after, before, so, such, very, also, or, but, because, now, when): they say nothing of the topic.
-  '只有', '只是', '其他', '其它', '所有', '一些', '任何', '自己', '如果', '然后', '没有', '不是', '不再', '已经', '以后', '之后', '以前', '之前',
-  '这样', '那样', '非常', '同样', '还是', '或者', '而且', '但是', '所以', '因为', '现在', '时候']);
+const CJK_STOP = new Set(['如何', '怎么', '怎样', '怎么样', '什么', '为什么', '哪里', '哪个', '哪些', '可以', '能否', '是否', '能不能', '请问', '一下', '一个', '怎么办', '我们', '你们', '他们', '这个', '那个', '这些', '那些', '的', '了', '吗', '呢', '吧', '啊', '把', '将', '到', '在', '和', '与', '或', '是', '有', '我', '你', '他', '她', '它', '要', '想', '能', '会', '用', '给', '让', '从', '对', '中', '上', '下', '里', '去', '来', '也', '都', '就', '还', '又', '很', '个', '该', '应该', '需要']);
 // Never part of a word: particles, pronouns, modal verbs.
 const PARTICLES = new Set(['的', '了', '吗', '呢', '吧', '啊', '能', '会', '要', '想', '我', '你', '他', '她', '它', '和', '与', '或', '也', '都', '就', '还', '又', '很', '个', '该', '是', '有']);
 const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]/u;
@@ -207,26 +203,6 @@ export function tableShare(markdown: string): number {
   return lines ? rows / lines : 0;
 }
 
-/**
- * A markdown passage's prose: its lines outside tables, code blocks and callout markers, markup
- * dropped. What a passage says around its tables.
- */
-export function proseOf(markdown: string): string {
-  const lines: string[] = [];
-  let fence: string | null = null;
-  for (const line of markdown.split('\n')) {
-    const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
-    if (f) {
-      if (!fence) fence = f[1]![0]!;
-      else if (f[1]![0] === fence) fence = null;
-      continue;
-    }
-    if (fence || /^\s*\|/.test(line) || /^\s*:::/.test(line)) continue;
-    lines.push(line);
-  }
-  return lines.join('\n').replace(/[`*_#>]/g, ' ');
-}
-
 const HOW = /\b(how|steps?)\b|怎么|怎样|如何|步骤/i;
 const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
 
@@ -237,10 +213,9 @@ export interface Scored {
 /**
  * How well each passage answers, from the topic words: a word in the section's heading counts
  * most, in the page or post title next, in the text least; rarer words (among the candidates)
- * weigh more. A forum question whose title says at least half of what the reader asks is the
- * reader's own: its title counts most of all and its accepted answer leads; any other question's
- * title counts as a page title does. A question without an accepted answer is only related. A
- * passage that is mostly a table with no prose around it naming a topic word (a fragment of a
+ * weigh more. An accepted answer is a solved question's answer and counts a little more; a
+ * question without one is only related, and the accepted answer of a question whose title says
+ * at least half of what the reader asks leads. A passage that is mostly a table (a fragment of a
  * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
  * command; an accepted answer comes before its own question. The passages in the question's
  * language all come before those in the other language.
@@ -266,13 +241,6 @@ export function explainPassages(question: string, words: string[], passages: Sco
   const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
   const how = HOW.test(question);
-  // A table with no prose around it that names a topic word is a fragment of a reference list; one
-  // the section's own sentences introduce (a command table under "restore it with…") is its answer.
-  const fragment = (p: Scored): boolean => {
-    if (tableShare(p.markdown || p.text) <= 0.5) return false;
-    const prose = proseOf(p.markdown || p.text);
-    return !words.some((w) => holds(prose, w) > 0);
-  };
   const parts = passages.map((p): ScoreParts => {
     let text = 0;
     let heading = 0;
@@ -285,20 +253,18 @@ export function explainPassages(question: string, words: string[], passages: Sco
       title += t;
       titleWeight += weight[i]! * t;
     });
-    // A forum question whose title says at least half of what the reader asks (by the words'
-    // weight) is the reader's own question: its title says most of all, and its accepted answer
-    // leads (accepted answers first). Any other question's title is only the title above its
-    // passage, as a page's title is above its sections.
-    const own = p.kind !== 'doc' && titleWeight >= 0.5 * total;
     const part: ScoreParts = {
       text: text / total,
+      // Forum titles are the question itself: they say most of all.
       heading: p.kind === 'doc' ? 1.5 * heading / words.length : 0,
-      title: (own ? 1.75 : 0.5) * title / words.length,
+      title: (p.kind === 'doc' ? 0.5 : 1.75) * title / words.length,
       rank: (p.rank / (p.rank + 0.2)) * 0.3,
       post: p.kind === 'post' ? 0.6 : 1,
-      table: fragment(p) ? 0.85 : 1,
+      table: tableShare(p.markdown || p.text) > 0.5 ? 0.85 : 1,
       how: how && PROCEDURE.test(p.markdown) ? 0.25 : 0,
-      accepted: own && p.kind === 'answer' ? 1 : 0,
+      // Accepted answers first: a solved question whose title says at least half of what the reader
+      // asks (by the words' weight) is the reader's own question, and its accepted answer leads.
+      accepted: p.kind === 'answer' && titleWeight >= 0.5 * total ? 1 : 0,
       score: 0,
     };
     const s = (part.text + part.heading + part.title + part.rank) * part.post * part.table + part.how + part.accepted;
