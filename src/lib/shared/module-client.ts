@@ -12,6 +12,19 @@ export const CLIENT_SDK_EXPORTS = [
   'removeDraft', 'renderWithPageModules', 'scheduleDraft',
 ] as const;
 
+/**
+ * The named exports of `react` modules may use: React's public API (a unit test keeps the list equal
+ * to the installed React's, tests/unit/module-client.test.ts). Listed, not read from React at start:
+ * the server must not load a second React build beside the one Astro renders with.
+ */
+export const REACT_EXPORTS = [
+  'Activity', 'Children', 'Component', 'Fragment', 'Profiler', 'PureComponent', 'StrictMode', 'Suspense', 'ViewTransition', 'act',
+  'addTransitionType', 'cache', 'cacheSignal', 'captureOwnerStack', 'cloneElement', 'createContext', 'createElement', 'createRef', 'forwardRef',
+  'isValidElement', 'lazy', 'memo', 'startTransition', 'unstable_useCacheRefresh', 'use', 'useActionState', 'useCallback', 'useContext',
+  'useDebugValue', 'useDeferredValue', 'useEffect', 'useEffectEvent', 'useId', 'useImperativeHandle', 'useInsertionEffect', 'useLayoutEffect',
+  'useMemo', 'useOptimistic', 'useReducer', 'useRef', 'useState', 'useSyncExternalStore', 'useTransition', 'version',
+] as const;
+
 /** The named exports of `react/jsx-runtime` modules may use. */
 export const JSX_RUNTIME_EXPORTS = ['Fragment', 'jsx', 'jsxs'] as const;
 

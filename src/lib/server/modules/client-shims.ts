@@ -3,27 +3,23 @@
 // specifier maps to a tiny ES module served by every instance at a hashed, immutable URL
 // (`/_modules/_site/<hash>/<name>.mjs`) that re-exports what the site's island put on a global
 // before importing the module: the page's own React instance (one React per page, so hooks work)
-// and the site's SDK, never bundled copies. The export names are fixed here, at start, from the
-// React the server renders with (the same package the client bundle holds) and the SDK's list.
+// and the site's SDK, never bundled copies. The export names are the lists of module-client.ts.
 import { createHash } from 'node:crypto';
-import * as React from 'react';
-import { CLIENT_SDK_EXPORTS, JSX_RUNTIME_EXPORTS, MODULE_DEPS_GLOBAL, type ModuleSpecifier } from '../../shared/module-client';
+import { CLIENT_SDK_EXPORTS, JSX_RUNTIME_EXPORTS, MODULE_DEPS_GLOBAL, REACT_EXPORTS, type ModuleSpecifier } from '../../shared/module-client';
 import { MODULE_ASSETS } from './assets';
 
 /** The folder of the re-exporting modules under `/_modules/` (no module uid starts with `_`). */
 const SITE_FOLDER = '_site';
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-const FILES: Record<ModuleSpecifier, { file: string; names: () => readonly string[] }> = {
-  react: { file: 'react.mjs', names: () => Object.keys(React).filter((k) => k !== 'default' && IDENTIFIER.test(k)).sort() },
-  'react/jsx-runtime': { file: 'react-jsx-runtime.mjs', names: () => JSX_RUNTIME_EXPORTS },
-  '@atrium/client': { file: 'atrium-client.mjs', names: () => CLIENT_SDK_EXPORTS },
+const FILES: Record<ModuleSpecifier, { file: string; names: readonly string[] }> = {
+  react: { file: 'react.mjs', names: REACT_EXPORTS },
+  'react/jsx-runtime': { file: 'react-jsx-runtime.mjs', names: JSX_RUNTIME_EXPORTS },
+  '@atrium/client': { file: 'atrium-client.mjs', names: CLIENT_SDK_EXPORTS },
 };
 
 /** The source of the module that stands for `specifier`. */
 function shimSource(specifier: ModuleSpecifier): string {
-  const names = FILES[specifier].names();
+  const { names } = FILES[specifier];
   return [
     `const m = globalThis.${MODULE_DEPS_GLOBAL}?.[${JSON.stringify(specifier)}];`,
     `if (!m) throw new Error(${JSON.stringify(`Atrium gives "${specifier}" to module code loaded by the site's islands only`)});`,
