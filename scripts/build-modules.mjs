@@ -2,7 +2,8 @@
 // `dist/modules/<uid>-<version>.zip`, byte-for-byte the same on every build, so the sha256 review
 // pins is the same everywhere. For each module the entries its manifest names are bundled with
 // esbuild from `src/<name>.ts` (the server entry for Node, the browser half and client entry for
-// browsers; minified, no source maps), the other files it names (CSS, i18n) are copied, and the
+// browsers; minified, no source maps; a client entry leaves `react`, `react/jsx-runtime` and
+// `@atrium/client` to the page's import map), the other files it names (CSS, i18n) are copied, and the
 // staged folder (kept as `dist/modules/<uid>/`) is packed as `module:pack` packs
 // (src/lib/server/modules/pack.ts, inspected as an upload would be: a manifest with a problem fails
 // the build), so `module:pack dist/modules/<uid>` gives the same zip.
@@ -18,6 +19,10 @@ export const MODULES_DIR = join(root, 'modules');
 export const OUT_DIR = join(root, 'dist', 'modules');
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.js', '.mjs'];
+
+// A client entry (`entry.client`) gets React and the site's client SDK from the page's import map
+// (src/lib/shared/module-client.ts, MODULE_SPECIFIERS), never bundled copies: one React per page.
+const CLIENT_EXTERNALS = ['react', 'react/jsx-runtime', '@atrium/client'];
 
 let packer;
 /** `packModule` from the site's sources, bundled once per process (its npm packages stay external). */
@@ -75,10 +80,10 @@ export async function buildModule(folder, options = {}) {
 
   const bundled = [
     [manifest.entry?.server, 'node'],
-    [manifest.entry?.client, 'browser'],
+    [manifest.entry?.client, 'browser', CLIENT_EXTERNALS],
     [manifest.contributes?.markdown?.browser, 'browser'],
   ].filter(([entry]) => entry);
-  for (const [entry, platform] of bundled) {
+  for (const [entry, platform, external = []] of bundled) {
     const source = sourceOf(src, entry);
     if (!source) {
       if (!existsSync(join(src, entry))) throw new Error(`${uid}: no source for ${entry} (src/${basename(entry, extname(entry))}.ts) and no ${entry} in ${src}`);
@@ -88,7 +93,7 @@ export async function buildModule(folder, options = {}) {
     }
     await build({
       entryPoints: [source], outfile: join(stage, entry), absWorkingDir: root, nodePaths: [join(root, 'node_modules')],
-      bundle: true, format: 'esm', platform, target: platform === 'node' ? 'node22' : 'es2022',
+      bundle: true, format: 'esm', platform, target: platform === 'node' ? 'node22' : 'es2022', external, jsx: 'automatic',
       minify: true, sourcemap: false, legalComments: 'eof', charset: 'utf8', logLevel: 'warning',
       define: { 'process.env.NODE_ENV': '"production"', ...(options.define ?? {}) },
     });

@@ -21,6 +21,8 @@ declare namespace App {
     route: import('./lib/shared/routes').RouteMatch | null;
     /** Filled by the `user-mount` route middleware on /user pages. */
     memberCenter?: import('./lib/server/route-middleware').MemberCenter;
+    /** Set by a page that edits markdown (modules/editor.ts `pageEditor`): its layout writes the import map and the editor's stylesheet. */
+    editorModule?: import('./lib/shared/module-client').EditorClient | null;
     /** Set by a page whose HTML is the same for every visitor: tags that invalidate it. */
     cacheTags: string[] | null;
   }

@@ -192,7 +192,10 @@ test.describe.serial('the module market', () => {
       await expect(page.getByRole('heading', { name: '请先安装编辑器' })).toBeVisible();
       await page.goto('/modules/editor');
       await expect(page.getByText('本站尚未安装此模块。')).toBeVisible();
+      // The editor runs code in members' browsers: the administrator confirms that first.
+      const asked = new Promise<string>((resolve) => page.once('dialog', (d) => { resolve(d.message()); void d.accept(); }));
       await page.getByRole('button', { name: '安装到本站' }).click();
+      expect(await asked).toContain('在会员的浏览器中运行代码');
       await expect(page.getByText('已安装版本 1.0.0')).toBeVisible();
       await page.goto('/ask/post');
       await expect(page.getByRole('textbox', { name: '标题' })).toBeVisible();

@@ -75,7 +75,10 @@ test('an administrator installs math from the market; posts and the preview show
 
   await boss.goto(`${srv.url}/modules/math`);
   await expect(boss.getByText('This module is not installed on this site.')).toBeVisible();
+  // What it asks for is confirmed first, in words.
+  const asked = new Promise<string>((resolve) => boss.once('dialog', (d) => { resolve(d.message()); void d.accept(); }));
   await boss.getByRole('button', { name: 'Install on this site' }).click();
+  expect(await asked).toBe('Install Math on this site? It asks for: Changes how markdown is rendered in posts, replies, docs and chat; Runs code in members\' browsers.');
   await expect(boss.getByText('Installed version 1.0.0')).toBeVisible();
   await expect.poll(() => mathOf(boss), { timeout: scaled(10_000) }).toMatchObject({ inline: 1, block: 1, source: false });
   await expect(boss.locator('#post .markdown-body math').first()).toBeVisible();
@@ -98,6 +101,7 @@ test('an administrator installs math from the market; posts and the preview show
   // 1.1.0 is approved; the market page offers the update; it renders with its class; then back.
   expect(await call(boss, '/api/market/review', { type: 'version', id: upgradeId, approve: true })).toMatchObject({ code: 1 });
   await boss.goto(`${srv.url}/modules/math`);
+  boss.once('dialog', (d) => void d.accept());
   await boss.getByRole('button', { name: 'Update to 1.1.0' }).click();
   await expect(boss.getByText('Installed version 1.1.0')).toBeVisible();
   await expect.poll(() => mathOf(boss), { timeout: scaled(10_000) }).toMatchObject({ inline: 1, cls: expect.stringContaining('math-v1-1') });

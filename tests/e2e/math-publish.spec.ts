@@ -66,6 +66,7 @@ test('a developer publishes math, the reviewer approves what it asks for, the ad
   expect(await call(boss, '/api/market/review', { type: 'module', id: saved.data.id, approve: true })).toMatchObject({ code: 1 });
 
   await boss.goto(`${srv.url}/modules/math`);
+  boss.once('dialog', (d) => void d.accept());
   await boss.getByRole('button', { name: 'Install on this site' }).click();
   await expect(boss.getByText('Installed version 1.0.0')).toBeVisible();
   await expect.poll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyFormat, continueList, mergeTaskMarkers, diffRange, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from '../../src/islands/editor/format';
+import { applyFormat, continueList, mergeTaskMarkers, diffRange, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from '../../modules/editor/src/format';
 import { renderMarkdown } from '../../src/lib/markdown/render';
 
 /** Writes a text with `[` `]` marking the selection (or `|` the caret) and reads it back. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildAnchors, headingKey, invert, mapThrough, pairHeadings, sourceHeadings } from '../../src/islands/editor/scroll-sync';
+import { buildAnchors, headingKey, invert, mapThrough, pairHeadings, sourceHeadings } from '../../modules/editor/src/scroll-sync';
 
 describe('sourceHeadings', () => {
   it('finds ATX and setext headings with the line they start on', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/lib/markdown/render';
-import { createSectionRenderer, splitSections } from '../../src/islands/editor/section-render';
+import { createSectionRenderer, splitSections } from '../../modules/editor/src/section-render';
 
 const whole = (s: string): string => renderMarkdown(s).html;
 

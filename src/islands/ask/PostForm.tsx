@@ -3,12 +3,15 @@
 import { useEffect, useRef, type FormEvent } from 'react';
 import { request } from '../../lib/client/api';
 import { formNonce } from '../../lib/client/nonce';
-import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
+import EditorSlot, { type EditorState } from '../modules/EditorSlot';
+import { clearDraft } from '../../lib/client/drafts';
 import { PostInput } from '../../lib/shared/validation/ask';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
 import ErrorSummary from '../user/ErrorSummary';
 
 interface Props {
+  /** The editor module: installed or not, its client component (EditorSlot). */
+  editor: EditorState;
   messages: Messages;
   categories: { id: number; title: string }[];
   initial: { id?: number; title: string; category_id: number; tags: string; content: string };
@@ -20,7 +23,7 @@ export function splitTags(text: string): string[] {
   return [...new Set(text.split(/[\s,，、]+/).map((s) => s.replace(/^#/, '').trim()).filter(Boolean))];
 }
 
-export default function PostForm({ messages, categories, initial, postUrl }: Props) {
+export default function PostForm({ messages, categories, initial, postUrl, editor }: Props) {
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({
     title: initial.title, category_id: String(initial.category_id || categories[0]?.id || ''), tags: initial.tags, content: initial.content,
   });
@@ -78,7 +81,7 @@ export default function PostForm({ messages, categories, initial, postUrl }: Pro
         {errors.tags && <p className="field-error" role="alert">{errors.tags}</p>}
       </div>
       <div className="field">
-        <MarkdownEditor
+        <EditorSlot editor={editor}
           name="content" label={translate(messages, 'ask.post.content')} value={values.content}
           onChange={(content) => setValues((v) => ({ ...v, content }))} messages={messages} draftKey={draftKey} uploadTopic="ask" rows={16} layout="split"
         />

@@ -3,13 +3,14 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { request } from '../../lib/client/api';
 import { formNonce } from '../../lib/client/nonce';
-import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
+import EditorSlot, { type EditorState } from '../modules/EditorSlot';
+import { clearDraft } from '../../lib/client/drafts';
 import { ReplyInput } from '../../lib/shared/validation/ask';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
 
-interface Props { postId: number; messages: Messages }
+interface Props { postId: number; messages: Messages; editor: EditorState }
 
-export default function ReplyForm({ postId, messages }: Props) {
+export default function ReplyForm({ postId, messages, editor }: Props) {
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({ content: '' });
   const nonce = useRef(formNonce());
   const [sent, setSent] = useState(false);
@@ -33,7 +34,7 @@ export default function ReplyForm({ postId, messages }: Props) {
 
   return (
     <form method="post" ref={formRef} className="reply-form" onSubmit={submit} noValidate>
-      <MarkdownEditor
+      <EditorSlot editor={editor}
         name="content" label={translate(messages, 'ask.reply.write')} value={values.content}
         onChange={(content) => setValues({ content })} messages={messages} draftKey={draftKey} uploadTopic="ask" rows={8}
       />

@@ -4,7 +4,8 @@ import { useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { enqueueUpload } from '../../lib/client/stores/upload';
 import UploadQueue from '../upload/UploadQueue';
-import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
+import EditorSlot, { type EditorState } from '../modules/EditorSlot';
+import { clearDraft } from '../../lib/client/drafts';
 import { MODULE_CATEGORIES } from '../../lib/shared/market';
 import { MAX_SCREENSHOTS, ModuleInput, splitTags } from '../../lib/shared/validation/studio';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
@@ -29,6 +30,8 @@ export interface ModuleFormValues {
 }
 
 interface Props {
+  /** The editor module: installed or not, its client component (EditorSlot). */
+  editor: EditorState;
   messages: Messages;
   /** Absent `id`: a new module. */
   initial: ModuleFormValues & { id?: number };
@@ -36,7 +39,7 @@ interface Props {
   status?: string;
 }
 
-export default function ModuleForm({ messages, initial, status }: Props): ReactElement {
+export default function ModuleForm({ messages, initial, status, editor }: Props): ReactElement {
   const t = (k: string, values?: Record<string, string | number>): string => translate(messages, k, values);
   const { id, ...start } = initial;
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm<ModuleFormValues>(start);
@@ -121,7 +124,7 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
         {error('tags')}
       </div>
       <div className="field">
-        <MarkdownEditor name="description" label={t('devstudio.form.description')} value={values.description}
+        <EditorSlot editor={editor} name="description" label={t('devstudio.form.description')} value={values.description}
           onChange={(description) => setValues((v) => ({ ...v, description }))} messages={messages} draftKey={draftKey} uploadTopic="module" rows={14} />
         {error('description')}
       </div>
@@ -134,7 +137,7 @@ export default function ModuleForm({ messages, initial, status }: Props): ReactE
         <label htmlFor="module-summary-en">{t('devstudio.form.summaryEn')}</label>
         <input type="text" id="module-summary-en" name="summary_en" lang="en" value={values.summary_en} onChange={set('summary_en')} maxLength={150} {...aria('summary_en')} />
         {error('summary_en')}
-        <MarkdownEditor name="description_en" label={t('devstudio.form.descriptionEn')} value={values.description_en}
+        <EditorSlot editor={editor} name="description_en" label={t('devstudio.form.descriptionEn')} value={values.description_en}
           onChange={(description_en) => setValues((v) => ({ ...v, description_en }))} messages={messages} draftKey={`${draftKey}:en`} uploadTopic="module" rows={8} />
         {error('description_en')}
       </fieldset>

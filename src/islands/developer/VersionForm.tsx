@@ -4,7 +4,8 @@
 // then waits for review.
 import { useState, type FormEvent, type ReactElement } from 'react';
 import { ApiError, request } from '../../lib/client/api';
-import MarkdownEditor, { clearDraft } from '../editor/MarkdownEditor';
+import EditorSlot, { type EditorState } from '../modules/EditorSlot';
+import { clearDraft } from '../../lib/client/drafts';
 import { VersionInput } from '../../lib/shared/validation/studio';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
 import { uploadWithProgress } from './upload-progress';
@@ -13,6 +14,8 @@ import UploadQueue from '../upload/UploadQueue';
 import ErrorSummary from '../user/ErrorSummary';
 
 interface Props {
+  /** The editor module: installed or not, its client component (EditorSlot). */
+  editor: EditorState;
   messages: Messages;
   moduleId: number;
   /** What the version field starts with (the next patch release). */
@@ -31,7 +34,7 @@ const problemsOf = (data: unknown): string[] => {
 
 const kb = (bytes: number): string => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`);
 
-export default function VersionForm({ messages, moduleId, suggested, maxSize }: Props): ReactElement {
+export default function VersionForm({ messages, moduleId, suggested, maxSize, editor }: Props): ReactElement {
   const t = (k: string, values?: Record<string, string | number>): string => translate(messages, k, values);
   const { values, setValues, errors, setErrors, busy, formRef, run } = useForm({ version: suggested, changelog: '', min_atrium: '' });
   const [pkg, setPkg] = useState<UploadedPackage | null>(null);
@@ -113,7 +116,7 @@ export default function VersionForm({ messages, moduleId, suggested, maxSize }: 
         </div>
       </div>
       <div className="field">
-        <MarkdownEditor name="changelog" label={t('devstudio.version.changelog')} value={values.changelog}
+        <EditorSlot editor={editor} name="changelog" label={t('devstudio.version.changelog')} value={values.changelog}
           onChange={(changelog) => setValues((v) => ({ ...v, changelog }))} messages={messages} draftKey={draftKey} uploadTopic="module" rows={6} />
         {error('changelog')}
       </div>

@@ -7,7 +7,8 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { ApiError, request } from '../../lib/client/api';
 import { notify } from '../../lib/client/notify';
 import { SaveInput } from '../../lib/shared/validation/md';
-import MarkdownEditor, { clearDraft, hasDraft } from '../editor/MarkdownEditor';
+import EditorSlot, { type EditorState } from '../modules/EditorSlot';
+import { clearDraft, hasDraft } from '../../lib/client/drafts';
 import { serverFields, zodFields, type Fields } from '../user/form-helpers';
 import HistoryView from './HistoryView';
 import MergeView from './MergeView';
@@ -34,9 +35,11 @@ export interface DocEditorProps {
   bookUrl: string;
   /** The reader's time zone (their profile's, else the site's): history and conflicts show times in it, as the server does. */
   timeZone: string;
+  /** The editor module: installed or not, its client component (EditorSlot). */
+  editor: EditorState;
 }
 
-// What the text draft (kept by MarkdownEditor) needs besides the text: the title, and the revision
+// What the text draft (kept by the editor) needs besides the text: the title, and the revision
 // the text started from, so a draft saved after someone else's save still ends in the merge view.
 const META_PREFIX = 'atrium-draft-meta:';
 const META_MAX_AGE = 30 * 24 * 3600 * 1000;
@@ -75,7 +78,7 @@ function forgetDraft(key: string): void {
   removeMeta(key);
 }
 
-export default function DocEditor({ book, tree: initialTree, page: initialPage, missing: initialMissing, messages, pageUrl, editUrl, bookUrl, timeZone }: DocEditorProps): ReactElement {
+export default function DocEditor({ book, tree: initialTree, page: initialPage, missing: initialMissing, messages, pageUrl, editUrl, bookUrl, timeZone, editor }: DocEditorProps): ReactElement {
   const t = useMemo(() => translator(messages), [messages]);
   const [tree, setTree] = useState(initialTree);
   const [page, setPage] = useState(initialPage);
@@ -380,7 +383,7 @@ export default function DocEditor({ book, tree: initialTree, page: initialPage, 
                   aria-invalid={errors.title ? true : undefined} aria-describedby={errors.title ? 'md-edit-title-error' : undefined} />
                 {errors.title && <p className="field-error" id="md-edit-title-error" role="alert">{errors.title}</p>}
               </div>
-              <MarkdownEditor key={loadId} name="content" label={t('mdedit.content')} value={content} onChange={setContent}
+              <EditorSlot editor={editor} key={loadId} name="content" label={t('mdedit.content')} value={content} onChange={setContent}
                 messages={messages} draftKey={draftKey} uploadTopic="md" rows={26} layout="split" syncScroll />
               {errors.content && <p className="field-error" role="alert">{errors.content}</p>}
               <div className="md-edit__save">

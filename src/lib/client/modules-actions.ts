@@ -53,7 +53,8 @@ async function onClick(event: MouseEvent): Promise<void> {
   const dialog = button.closest('dialog');
   dialog?.close();
   if (action === 'cancel-buy') return;
-  if (action === 'uninstall' && !confirm(button.dataset.confirm ?? '')) return;
+  // Uninstalling, and installing a module that asks for something (its capabilities in words), are confirmed first.
+  if ((action === 'uninstall' || action === 'install') && button.dataset.confirm && !confirm(button.dataset.confirm)) return;
   await run(box, async () => {
     if (action === 'buy') {
       // One key per page view: a retry of the same click finds the order the first one paid.

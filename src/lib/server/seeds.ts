@@ -5,6 +5,7 @@
 // registration (boot/areas.ts loads the areas in a fixed order).
 import type { Db } from './db/client';
 import type { config } from './db/schema';
+import type { ServerConfig } from './env';
 import { registry } from '../shared/registry';
 
 export type ConfigSeed = Pick<typeof config.$inferInsert, 'name' | 'group' | 'title' | 'type' | 'value' | 'tip'>;
@@ -21,7 +22,7 @@ export interface AreaSeed {
   name: string;
   order: number;
   /** Adds what is missing (never touches an operator's rows); a line for the log, or null. */
-  run(db: Db, ctx: { root: string }): Promise<string | null>;
+  run(db: Db, ctx: { root: string; config: Pick<ServerConfig, 'root' | 'dataDir'> }): Promise<string | null>;
 }
 
 const settings = registry<SettingsSeed>('settings', (s) => s.name);

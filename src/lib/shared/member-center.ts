@@ -39,6 +39,8 @@ export interface MemberPage {
   wrap?: string;
   /** The page moved: answered with a 302 to this path. */
   redirect?: string;
+  /** The view edits markdown: the page loads the editor module when it is installed (its import map, its stylesheet). */
+  editor?: boolean;
 }
 
 const menus = registry<MemberMenu>('member-menus', (m) => m.name);

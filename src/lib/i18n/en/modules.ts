@@ -127,6 +127,8 @@ export default {
   'modules.install.installed': 'Installed version {version}',
   'modules.install.updateAvailable': 'Update available: {from} → {to}',
   'modules.install.notInstalled': 'This module is not installed on this site.',
+  'modules.install.capabilities': 'It asks for:',
+  'modules.install.confirmInstall': 'Install {name} on this site? It asks for: {capabilities}.',
   'modules.route.refused': 'The module {uid} refused the request',
   'modules.route.failed': 'The module {uid} could not answer; try again later',
   'modules.lifecycle.noVersion': '{uid} has no published, reviewed version {version} to install',

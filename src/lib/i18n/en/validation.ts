@@ -22,6 +22,7 @@ export default {
   'validation.samePassword': 'The new password must differ from the old one',
   'validation.content': 'Content cannot be empty',
   'validation.editorRequired': 'Editor required',
+  'validation.editorMissing': 'Editor required',
   'validation.bodyTooLong': 'The content is too long: at most 30,000 characters',
   'validation.commentTooLong': 'The comment is too long: at most 1,000 characters',
   'validation.postTitle': 'The title must be 4 to 150 characters',

@@ -125,6 +125,8 @@ export default {
   'modules.install.installed': '已安装版本 {version}',
   'modules.install.updateAvailable': '有可用更新：{from} → {to}',
   'modules.install.notInstalled': '本站尚未安装此模块。',
+  'modules.install.capabilities': '它需要：',
+  'modules.install.confirmInstall': '在本站安装“{name}”？它需要：{capabilities}。',
   'modules.route.refused': '模块 {uid} 拒绝了此请求',
   'modules.route.failed': '模块 {uid} 暂时无法响应，请稍后再试',
   'modules.lifecycle.noVersion': '{uid} 没有可安装的、已审核发布的 {version} 版本',

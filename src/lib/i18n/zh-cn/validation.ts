@@ -20,6 +20,7 @@ export default {
   'validation.samePassword': '新密码不能与旧密码相同',
   'validation.content': '内容不能为空',
   'validation.editorRequired': '编辑器必填',
+  'validation.editorMissing': '需要编辑器：请管理员从模块市场安装编辑器模块',
   'validation.bodyTooLong': '内容太长了：最多 30,000 个字符',
   'validation.commentTooLong': '评论太长了：最多 1,000 个字符',
   'validation.postTitle': '标题需为 4 到 150 个字符',

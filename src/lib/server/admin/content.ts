@@ -9,7 +9,7 @@ import { addNotice } from '../account/notices';
 import { decideReport, removeTarget, restoreTarget, tellReportOutcome, type ReportOutcome } from '../ask/moderation';
 import { decideInvoice } from '../account/invoices';
 import { decideWithdrawal } from '../market/studio';
-import { SITE_MODULES, installReviewed, uninstallModule } from '../modules/installs';
+import { SITE_MODULES, installReviewed } from '../modules/installs';
 import { installable, installPackaged, quietly, uninstall } from '../modules/lifecycle';
 import { CLI_ACTOR } from './audit';
 
@@ -85,7 +85,7 @@ export async function decideWithdrawalRequest(db: Db, id: number, approve: boole
 export async function toggleModule(rt: Runtime, uid: string, install: boolean, by: number): Promise<string> {
   if (!SITE_MODULES[uid] && !(await installable(rt, uid))) throw new AppError('admin.modules.unknown', { fieldKeys: { uid: 'admin.modules.unknown' } });
   if (!install) {
-    const result = SITE_MODULES[uid] ? await uninstallModule(rt.db, uid) : await uninstall(rt, uid, quietly({ ...CLI_ACTOR, id: by }));
+    const result = await uninstall(rt, uid, quietly({ ...CLI_ACTOR, id: by }));
     await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
     return result ? 'uninstalled' : 'not installed';
   }

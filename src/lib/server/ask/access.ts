@@ -1,9 +1,8 @@
 import type { APIContext } from 'astro';
 import type { Runtime } from '../runtime';
 import type { Locale } from '../../i18n';
-import { AppError, rateLimitReply } from '../http';
+import { rateLimitReply } from '../http';
 import { hasRule } from '../auth/guard';
-import { isInstalled } from '../modules/installs';
 import { MODERATE_RULE } from './moderation';
 import type { UserRow } from '../account/users';
 
@@ -13,10 +12,8 @@ export async function viewerOf(runtime: Runtime, row: UserRow | undefined, local
   return { id: row.id, moderator: await hasRule(runtime, row.groupId, locale, MODERATE_RULE) };
 }
 
-/** Writing needs the editor module (spec §8 'Please install editor'). */
-export async function requireEditor(runtime: Runtime): Promise<void> {
-  if (!(await isInstalled(runtime.db, 'editor'))) throw new AppError('ask.post.installEditor');
-}
+/** Writing needs the editor module (spec §5/§8: 'Editor required'). */
+export { requireEditor } from '../modules/editor';
 
 /** Members younger than a day wait longer between posts (Discourse's new-user limits). */
 const NEW_MEMBER_SECONDS = 86_400;

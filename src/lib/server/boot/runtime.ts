@@ -33,7 +33,7 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
       if (opts.seed === false) return;
       for (const line of await seedDefaults(database.db)) log.info(`first start: ${line}`);
       for (const area of areaSeeds()) {
-        const line = await area.run(database.db, { root: config.root });
+        const line = await area.run(database.db, { root: config.root, config });
         if (line) log.info(`first start: ${line}`);
       }
     };

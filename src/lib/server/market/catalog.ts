@@ -253,18 +253,22 @@ export interface VersionItem {
   packageSize: number;
   hasPackage: boolean;
   publishTime: number;
+  /** What its package's manifest asks for (capability ids; none without a manifest). */
+  capabilities: string[];
 }
 
 /** A module's published versions, highest version first, changelogs rendered. */
 export async function versionsOf(db: Db, moduleId: number, locale: Locale = 'zh-cn'): Promise<VersionItem[]> {
   const rows = await db.select({
     id: moduleVersion.id, version: moduleVersion.version, changelog: inLanguage(moduleVersion.changelog, moduleVersion.changelogEn, locale), minAtrium: moduleVersion.minAtrium,
-    packageSize: moduleVersion.packageSize, packagePath: moduleVersion.packagePath, publishTime: moduleVersion.publishTime,
+    packageSize: moduleVersion.packageSize, packagePath: moduleVersion.packagePath, publishTime: moduleVersion.publishTime, manifest: moduleVersion.manifest,
   }).from(moduleVersion).where(and(eq(moduleVersion.moduleId, moduleId), eq(moduleVersion.status, 'published')));
   rows.sort((a, b) => compareVersions(b.version, a.version) || b.publishTime - a.publishTime);
   // Rendered on read: a module has a handful of versions, and anonymous pages are cached whole.
   const html = await Promise.all(rows.map((r) => (r.changelog.trim() ? renderBody(r.changelog).then((x) => x.html) : Promise.resolve(''))));
-  return rows.map(({ changelog: _c, packagePath, ...r }, i) => ({ ...r, changelogHtml: html[i]!, hasPackage: packagePath !== '' }));
+  return rows.map(({ changelog: _c, packagePath, manifest, ...r }, i) => ({
+    ...r, changelogHtml: html[i]!, hasPackage: packagePath !== '', capabilities: (manifest as { capabilities?: string[] } | null)?.capabilities ?? [],
+  }));
 }
 
 /**

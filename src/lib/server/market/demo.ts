@@ -1,14 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { and, eq } from 'drizzle-orm';
-import semver from 'semver';
+import { eq } from 'drizzle-orm';
 import type { Runtime } from '../runtime';
 import { module, moduleVersion } from '../db/schema';
 import { moduleText } from './text';
-import { packageFile } from './packages';
+import { publishBuilt, readBuilt, storeOwnPackage } from './built';
 import { FIRST_PARTY } from './seed';
 import { storedZip } from './zip';
 import { inspectPackage } from '../modules/inspect';
@@ -59,16 +53,6 @@ it exists so that buying, downloading and reviewing can be tried on a demo site.
  * package, so a demo site can try buying (the market lists no invented third-party modules).
  * Idempotent.
  */
-/** Stores a package the demo publishes where uploaded packages go (`demo/<sha1>.zip`). */
-async function storeDemoPackage(runtime: Pick<Runtime, 'config'>, zip: Buffer): Promise<{ sha1: string; packagePath: string }> {
-  const sha1 = createHash('sha1').update(zip).digest('hex');
-  const packagePath = `demo/${sha1}.zip`;
-  const file = packageFile(runtime, packagePath)!;
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, zip);
-  return { sha1, packagePath };
-}
-
 export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
   return [...(await seedSample(runtime)), ...(await seedMath(runtime)), ...(await seedWebhook(runtime))];
 }
@@ -88,7 +72,7 @@ async function seedSample(runtime: Pick<Runtime, 'db' | 'config'>): Promise<stri
   const zip = await storedZip([{ name: 'README.md', text: SAMPLE.readme }, { name: MANIFEST_FILE, text: `${JSON.stringify(SAMPLE.manifest, null, 2)}\n` }], new Date(1980, 0, 1));
   const inspected = await inspectPackage(zip);
   if (!inspected.ok) throw new Error(`demo package: ${inspected.problems.map((p) => p.key).join(', ')}`);
-  const { sha1, packagePath } = await storeDemoPackage(runtime, zip);
+  const { sha1, packagePath } = await storeOwnPackage(runtime, zip);
   const t = Math.floor(Date.now() / 1000);
   const text = await moduleText({ ...texts, tags: SAMPLE.tags });
   const [row] = await db.insert(module).values({
@@ -176,15 +160,6 @@ It is also the example of a module using routes, events and its own store: its s
   changelogEn: 'First release: signed deliveries of new posts and replies, retries, the latest deliveries.',
 };
 
-/** The newest `<uid>-<version>.zip` in dist/modules, or null. */
-function builtPackage(root: string, uid: string): string | null {
-  const dir = join(root, 'dist', 'modules');
-  if (!existsSync(dir)) return null;
-  const versions = readdirSync(dir).map((f) => new RegExp(`^${uid}-(\\d+\\.\\d+\\.\\d+)\\.zip$`).exec(f)?.[1]).filter((v): v is string => Boolean(v));
-  const newest = versions.sort(semver.rcompare)[0];
-  return newest ? join(dir, `${uid}-${newest}.zip`) : null;
-}
-
 /**
  * A module built from this repository (modules/<uid> → dist/modules/<uid>-<version>.zip; `math`
  * free, `webhook` paid), published in the market with its package stored as an uploaded one is and its sha256 pinned
@@ -203,27 +178,13 @@ export function seedWebhook(runtime: Pick<Runtime, 'db' | 'config'>): Promise<st
 async function seedBuilt(runtime: Pick<Runtime, 'db' | 'config'>, spec: BuiltSpec): Promise<string[]> {
   const { db, config } = runtime;
   const { uid } = spec;
-  let zipPath = builtPackage(config.root, uid);
-  const script = join(config.root, 'scripts', 'build-modules.mjs');
-  if (!zipPath && existsSync(script) && existsSync(join(config.root, 'modules', uid, 'atrium.json'))) {
-    spawnSync(process.execPath, [script, join(config.root, 'modules', uid)], { cwd: config.root, stdio: 'ignore' });
-    zipPath = builtPackage(config.root, uid);
-  }
-  if (!zipPath) return [`demo: ${uid} not listed: dist/modules/${uid}-<version>.zip is missing (run npm run build)`];
-  const zip = await readFile(zipPath);
-  const inspected = await inspectPackage(zip);
-  if (!inspected.ok) return [`demo: ${uid} not listed: ${zipPath} is not a valid package (${inspected.problems.map((p) => p.key).join(', ')})`];
-  const { manifest } = inspected;
-
+  const built = await readBuilt(config.root, uid);
+  if ('problem' in built) return [`demo: ${uid} not listed: ${built.problem}`];
+  const { manifest, sha256 } = built.inspected;
   const [exists] = await db.select({ id: module.id }).from(module).where(eq(module.uid, spec.uid)).limit(1);
-  if (exists) {
-    const [known] = await db.select({ id: moduleVersion.id }).from(moduleVersion).where(and(eq(moduleVersion.moduleId, exists.id), eq(moduleVersion.version, manifest.version))).limit(1);
-    if (known) return [];
-  }
-  const { sha1, packagePath } = await storeDemoPackage(runtime, zip);
-  const t = Math.floor(Date.now() / 1000);
   let moduleId = exists?.id;
   if (!moduleId) {
+    const t = Math.floor(Date.now() / 1000);
     const texts = {
       name: manifest.name['zh-cn'], nameEn: manifest.name.en, summary: spec.summary, summaryEn: spec.summaryEn,
       description: spec.description, descriptionEn: spec.descriptionEn,
@@ -235,18 +196,8 @@ async function seedBuilt(runtime: Pick<Runtime, 'db' | 'config'>, spec: BuiltSpe
     if (!row) return [];
     moduleId = row.id;
   }
-  await db.insert(moduleVersion).values({
-    moduleId, version: manifest.version, changelog: spec.changelog, changelogEn: spec.changelogEn, packagePath, packageName: `${spec.uid}-${manifest.version}.zip`,
-    packageSize: zip.length, sha1, minAtrium: semver.minVersion(manifest.atrium)?.version ?? '', status: 'published', publishTime: t, createTime: t,
-    // Built and published by the site itself: what it built is what is reviewed.
-    sha256: inspected.sha256, reviewedSha256: inspected.sha256, manifest, files: inspected.files,
-  }).onConflictDoNothing();
-  if (exists) {
-    const [current] = await db.select({ latest: module.latestVersion }).from(module).where(eq(module.id, moduleId)).limit(1);
-    if (current && (!semver.valid(current.latest) || semver.gt(manifest.version, current.latest))) {
-      await db.update(module).set({ latestVersion: manifest.version, updateTime: t }).where(eq(module.id, moduleId));
-    }
-    return [`demo: ${uid} ${manifest.version} published (sha256 ${inspected.sha256})`];
-  }
-  return [`demo: ${spec.price || spec.scorePrice ? 'paid' : 'free'} module ${uid} ${manifest.version} (sha256 ${inspected.sha256})`];
+  const done = await publishBuilt(runtime, moduleId, built, { changelog: spec.changelog, changelogEn: spec.changelogEn });
+  if (!done) return [];
+  if (exists) return [`demo: ${uid} ${manifest.version} published (sha256 ${sha256})`];
+  return [`demo: ${spec.price || spec.scorePrice ? 'paid' : 'free'} module ${uid} ${manifest.version} (sha256 ${sha256})`];
 }

@@ -1,8 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { module, moduleVersion } from '../db/schema';
+import type { ServerConfig } from '../env';
+import { module, moduleInstall, moduleVersion } from '../db/schema';
 import { SITE_MODULES } from '../modules/installs';
 import { moduleText } from './text';
+import { publishBuilt, readBuilt } from './built';
 import { registerSeed } from '../seeds';
 
 /** Modules by developer 0 are Atrium's own: the market shows the site as their developer. */
@@ -19,7 +21,7 @@ const FIRST_PARTY_MODULES = [{
   legacySummary: '站点的 Markdown 编辑器：实时预览、粘贴/拖入图片上传、草稿自动保存。The site\'s markdown editor with live preview, image paste/drop and drafts.',
   category: 'editor',
   tags: ['markdown', 'editor', '编辑器'],
-  description: `社区发帖、回帖和文档编辑用的就是这个编辑器。安装后，论坛的发帖表单、回复框和文档编辑器才会出现；卸载后这些位置会提示“请安装编辑器”，已保存的内容不受影响。
+  description: `社区发帖、回帖、文档编辑和开发者中心的模块表单用的就是这个编辑器。安装后，论坛的发帖表单、回复框和文档编辑器才会出现；卸载后这些位置会提示“请安装编辑器”，已保存的内容不受影响。它的代码只在安装后、只在需要编辑的页面上从它的安装包加载，站点自身的脚本里没有编辑器的代码。
 
 - 工具栏：标题、粗体、斜体、链接、引用、代码、列表、任务列表、表格、图片
 - 实时预览，与服务器使用同一套 Markdown 渲染，预览所见即发布所得
@@ -29,7 +31,7 @@ const FIRST_PARTY_MODULES = [{
 - 草稿自动保存在浏览器里，刷新后恢复
 
 安装：管理员在本页点击“安装到本站”，或运行 \`npm run atrium -- module:install editor\`。`,
-  descriptionEn: `This is the editor behind new posts, replies and the docs editor. Once installed, the forum's post form, the reply box and the docs editor appear; uninstalled, those places say "Please install editor" and nothing already saved is lost.
+  descriptionEn: `This is the editor behind new posts, replies, the docs editor and the developer studio's module forms. Once installed, the forum's post form, the reply box and the docs editor appear; uninstalled, those places say "Please install editor" and nothing already saved is lost. Its code is loaded from its package, only once installed and only on pages that edit: the site's own scripts hold none of it.
 
 - Toolbar: headings, bold, italic, links, quotes, code, lists, task lists, tables, images
 - Live preview rendered by the same markdown pipeline as the server: what you preview is what gets published
@@ -49,9 +51,11 @@ function split(m: (typeof FIRST_PARTY_MODULES)[number]) {
 
 /**
  * Lists the first-party modules in the market on first start (and adds any a newer codebase
- * ships). Existing rows are left alone, so an operator's edits survive.
+ * ships), each with the package built from `modules/<uid>` (dist/modules, built when missing) and
+ * its sha256 pinned as reviewed. Existing rows are left alone, so an operator's edits survive; a
+ * newer build of the codebase's version replaces the package (`withPackage`).
  */
-export async function seedMarket(db: Db): Promise<string | null> {
+export async function seedMarket(db: Db, config?: Pick<ServerConfig, 'root' | 'dataDir'>): Promise<string | null> {
   const added: string[] = [];
   for (const m of FIRST_PARTY_MODULES) {
     const [exists] = await db.select({ id: module.id, summary: module.summary }).from(module).where(eq(module.uid, m.uid)).limit(1);
@@ -75,7 +79,31 @@ export async function seedMarket(db: Db): Promise<string | null> {
     await db.insert(moduleVersion).values({ moduleId: row.id, version, changelog: m.changelog, changelogEn: m.changelogEn, status: 'published', publishTime: t, createTime: t });
     added.push(m.uid);
   }
+  if (config) for (const m of FIRST_PARTY_MODULES) added.push(...(await withPackage(db, config, m)));
   return added.length ? `market: listed ${added.join(', ')}` : null;
 }
 
-registerSeed({ name: 'market/first-party', order: 30, run: (db) => seedMarket(db) });
+/**
+ * Gives a first-party listing the package built from this codebase, and moves an install made
+ * before the module had a package (the editor was once compiled into the site and installed by a
+ * database row alone) onto it, so an upgraded site keeps its editor. An install of the same version
+ * follows a newer build of it; an install of another version is left for the administrator.
+ */
+async function withPackage(db: Db, config: Pick<ServerConfig, 'root' | 'dataDir'>, m: (typeof FIRST_PARTY_MODULES)[number]): Promise<string[]> {
+  const [listed] = await db.select({ id: module.id }).from(module).where(eq(module.uid, m.uid)).limit(1);
+  if (!listed) return [];
+  const built = await readBuilt(config.root, m.uid);
+  if ('problem' in built) return [`${m.uid} without a package: ${built.problem}`];
+  const { version } = built.inspected.manifest;
+  const done = await publishBuilt({ db, config }, listed.id, built, { changelog: m.changelog, changelogEn: m.changelogEn }, { folder: 'first-party', repin: true });
+  const { sha256 } = built.inspected;
+  const moved = await db.update(moduleInstall).set({ sha256, version, reason: '', updateTime: Math.floor(Date.now() / 1000) })
+    .where(and(eq(moduleInstall.uid, m.uid), eq(moduleInstall.enabled, 1), sql`(${moduleInstall.sha256} = '' or (${moduleInstall.version} = ${version} and ${moduleInstall.sha256} <> ${sha256}))`))
+    .returning({ uid: moduleInstall.uid });
+  return [
+    ...(done ? [`${m.uid} ${version} package ${done} (sha256 ${sha256})`] : []),
+    ...(moved.length ? [`${m.uid} install moved onto its package`] : []),
+  ];
+}
+
+registerSeed({ name: 'market/first-party', order: 30, run: (db, ctx) => seedMarket(db, ctx.config) });

@@ -3,7 +3,7 @@
 // through lifecycle.ts: the wanted state in the database, the audit log, the bus to every instance.
 import { refused, registerCommand, stringOption, type CommandContext } from '../commands';
 import { CLI_ACTOR } from '../admin/audit';
-import { SITE_MODULES, installReviewed, uninstallModule } from './installs';
+import { SITE_MODULES, installReviewed } from './installs';
 import { disableAll, installable, installedList, installPackaged, rollbackModule, setModuleEnabled, uninstall, upgradeModule } from './lifecycle';
 import { packCommand } from './pack';
 import { connectRemote, installRemote, listRemote } from './remote';
@@ -109,7 +109,7 @@ registerCommand({
     if (!t) { ctx.err('Usage: module:uninstall <uid> [--purge]\n'); return 2; }
     const purge = ctx.options.purge === true;
     return step(ctx, async () => {
-      const gone = SITE_MODULES[t.uid] && !purge ? await uninstallModule(ctx.runtime.db, t.uid) : await uninstall(ctx.runtime, t.uid, CLI_ACTOR, purge);
+      const gone = await uninstall(ctx.runtime, t.uid, CLI_ACTOR, purge);
       await ctx.runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
       return gone ? `Uninstalled ${t.uid}${purge ? ' and removed its data' : ''}.` : `${t.uid} was not installed${purge ? '; its data was removed' : ''}.`;
     });

@@ -36,11 +36,15 @@ export async function installedVersion(db: Db, uid: string): Promise<string | nu
 export async function installModule(db: Db, uid: string, installedBy = 0): Promise<string | false> {
   const known = SITE_MODULES[uid];
   if (!known) return false;
-  const [listed] = await db.select({ version: module.latestVersion }).from(module).where(and(eq(module.uid, uid), eq(module.status, 'published'))).limit(1);
+  const [listed] = await db.select({ version: module.latestVersion, sha256: moduleVersion.reviewedSha256, packagePath: moduleVersion.packagePath }).from(module)
+    .leftJoin(moduleVersion, and(eq(moduleVersion.moduleId, module.id), eq(moduleVersion.version, module.latestVersion), eq(moduleVersion.status, 'published')))
+    .where(and(eq(module.uid, uid), eq(module.status, 'published'))).limit(1);
   const version = listed?.version || known.version;
+  // The listed version's reviewed package (the editor's, built from modules/editor), run by every instance.
+  const sha256 = listed?.packagePath && listed.sha256 ? listed.sha256 : '';
   const createTime = Math.floor(Date.now() / 1000);
-  await db.insert(moduleInstall).values({ uid, version, installedBy, createTime })
-    .onConflictDoUpdate({ target: moduleInstall.uid, set: { version, installedBy, createTime } });
+  await db.insert(moduleInstall).values({ uid, version, installedBy, createTime, enabled: 1, sha256, reason: '', updateTime: createTime })
+    .onConflictDoUpdate({ target: moduleInstall.uid, set: { version, installedBy, createTime, enabled: 1, sha256, reason: '', updateTime: createTime } });
   return version;
 }
 

@@ -1,9 +1,10 @@
 // A module's life on a site: install, enable/disable, upgrade, roll back, uninstall. Each step
 // changes the wanted state (`module_install`), is written to the audit log and tells every instance
 // on the bus, which reconciles within a moment (site-modules.ts). Nothing here runs module code.
-// Site modules compiled into this codebase without a package (SITE_MODULES) keep their row-only
-// install; packaged modules are installed at a version whose stored package still hashes to the
-// sha256 its reviewer approved.
+// Modules are installed at a version whose stored package still hashes to the sha256 its reviewer
+// approved. A site module this codebase ships (SITE_MODULES: the editor, built from modules/editor
+// and listed with its package by the seed) installs by a database row alone only while its listing
+// has no package (a checkout that could not build it).
 import { and, eq, inArray, or } from 'drizzle-orm';
 import { readFile, rm } from 'node:fs/promises';
 import { module, moduleEvent, moduleInstall, moduleKv, modulePackage, moduleRemoteSource, moduleVersion } from '../db/schema';
@@ -260,6 +261,8 @@ export async function consoleModules(rt: Pick<Rt, 'db'>, locale: 'zh-cn' | 'en')
     if (!r.v.packagePath || !r.v.manifest || !r.v.reviewedSha256) continue;
     const entry = byUid.get(r.uid) ?? { uid: r.uid, name: r.uid, builtin: Boolean(SITE_MODULES[r.uid]), installed: installed.get(r.uid) ?? null, latest: '', manifest: null };
     entry.name = (locale === 'en' && r.nameEn) || r.name;
+    // A shipped module with a reviewed package (the editor) installs, upgrades and is purged as a package.
+    entry.builtin = false;
     if (!entry.latest || compareVersions(r.v.version, entry.latest) > 0) {
       entry.latest = r.v.version;
       entry.manifest = r.v.manifest as Manifest;

@@ -53,7 +53,16 @@ const Setting = z.discriminatedUnion('type', [
   z.strictObject({ ...settingBase, type: z.literal('select'), default: z.string().max(100), options: z.array(z.strictObject({ value: z.string().min(1).max(100), title: bilingual(80) })).min(1).max(50) }),
 ]);
 
+// --- issue 26, the editor module (helper `heditor`): a module may provide the site's markdown editor.
+/** The component mounted wherever the site edits markdown (post form, reply box, docs editor, studio). */
+const EditorContribution = z.strictObject({
+  component: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/).describe('The export of the client entry the site mounts as its markdown editor'),
+  height: z.number().int().min(0).max(2000).optional().describe('Pixels reserved while it loads, so the page does not jump'),
+}).describe('Provides the site\'s markdown editor: the client entry\'s component, given the props every form passes (value, onChange, drafts, uploads)');
+// --- end of the editor module's block
+
 const Contributes = z.strictObject({
+  editor: EditorContribution.optional(),
   markdown: z.strictObject({
     inline: z.array(Delimiters).min(1).max(4).optional().describe('Inline spans the module renders, e.g. {"open": "$", "close": "$"}'),
     block: z.array(Delimiters).min(1).max(4).optional().describe('Blocks on lines of their own, e.g. {"open": "$$", "close": "$$"}'),
@@ -172,6 +181,8 @@ export function manifestProblems(manifest: Manifest, files: ReadonlySet<string>)
   };
   needs(c.markdown, 'contributes.markdown', 'markdown');
   needs(c.markdown?.browser || c.slots?.length || manifest.entry.client, c.slots?.length ? 'contributes.slots' : 'entry.client', 'client:code');
+  needs(c.editor, 'contributes.editor', 'client:code');
+  needsEntry(c.editor, 'contributes.editor', 'client');
   needs(c.routes?.length, 'contributes.routes', 'routes');
   needs(c.events?.length, 'contributes.events', 'events');
   needs(c.jobs?.length, 'contributes.jobs', 'jobs');

@@ -4,7 +4,7 @@ import { registerMemberMenu, registerMemberPage } from '../member-center';
 registerMemberMenu({ name: 'developer', title: '开发者', icon: 'code' });
 registerMemberPage({ path: 'developer/verif', menu: 'developer', title: '开发者认证', icon: 'badge', component: 'user/developer/Verif' });
 // The pages other than the application itself are for approved developers only.
-registerMemberPage({ path: 'developer/modules', menu: 'developer', title: '我的模块', icon: 'package', component: 'user/developer/Modules', wrap: 'user/developer/ApprovedOnly' });
+registerMemberPage({ path: 'developer/modules', menu: 'developer', title: '我的模块', icon: 'package', component: 'user/developer/Modules', wrap: 'user/developer/ApprovedOnly', editor: true });
 registerMemberPage({ path: 'developer/orders', menu: 'developer', title: '销售订单', icon: 'list', component: 'user/developer/Orders', wrap: 'user/developer/ApprovedOnly' });
 registerMemberPage({ path: 'developer/earnings', menu: 'developer', title: '收益', icon: 'chart', component: 'user/developer/Earnings', wrap: 'user/developer/ApprovedOnly' });
 

@@ -6,6 +6,7 @@ import { SaveInput } from '../../../lib/shared/validation/md';
 import { Code } from '../../../lib/shared/codes';
 import { translateAny } from '../../../lib/i18n';
 import { routeAccess, OWNER } from '../../../lib/shared/access';
+import { requireEditor } from '../../../lib/server/modules/editor';
 
 /**
  * Saves a page from the revision the editor started from. If someone saved in between, nothing is
@@ -16,6 +17,8 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, SaveInput);
   const { runtime, apiLocale } = ctx.locals;
   const book = await editableBook(runtime, input.book, member);
+  // Pages are written in the editor module (spec §5/§8: "Editor required" without it).
+  await requireEditor(runtime);
   const result = await savePage(runtime.db, { bookId: book.id, name: input.name, title: input.title, content: input.content, baseRevision: input.base_revision, message: input.message, authorId: member.id });
   if ('conflict' in result) {
     const c = result.conflict;

@@ -1,100 +1,16 @@
-// The site's markdown editor (forum posts, replies, documents): a controlled textarea with a
-// toolbar, keyboard shortcuts, list continuation, image paste/drop upload, a live preview through
-// the same pipeline the server uses, and an autosaved draft. Other islands embed it.
+// The site's markdown editor (forum posts, replies, documents, the developer studio), the `editor`
+// module's client entry: a controlled textarea with a toolbar, keyboard shortcuts, list
+// continuation, image paste/drop upload, a live preview through the same pipeline the server uses,
+// and an autosaved draft. The site mounts it (src/islands/modules/EditorSlot.tsx) only where the
+// module is installed; React and the site's client SDK (`@atrium/client`: uploads, the browser
+// markdown renderer, drafts, i18n) come from the page through its import map, never bundled here.
 import { memo, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type ChangeEvent, type ClipboardEvent, type DragEvent, type KeyboardEvent, type MouseEvent, type ReactElement, type UIEvent } from 'react';
-import { enqueueUpload } from '../../lib/client/stores/upload';
-import UploadQueue from '../upload/UploadQueue';
-import { interpolate } from '../../lib/i18n/types';
-import { onModuleMarkdown, renderWithPageModules } from '../../lib/client/module-markdown';
+import { DRAFT_MAX_AGE, UploadQueue, clearDraft, enqueueUpload, flushDraft, interpolate, onModuleMarkdown, readDraft, removeDraft, renderWithPageModules, scheduleDraft, type EditorProps } from '@atrium/client';
 import { createSectionRenderer } from './section-render';
 import { applyFormat, continueList, mergeTaskMarkers, diffRange, escapeAlt, imageMarkdown, indentLines, insertText, replaceFirst, splitBlocks, type Edit, type FormatKind } from './format';
 import { buildAnchors, headingKey, invert, mapThrough, measureTextLines, measureTops, pairHeadings, sourceHeadings, type ScrollAnchor } from './scroll-sync';
-import '../../styles/markdown.css';
-import './editor.css';
 
-export interface MarkdownEditorProps {
-  /** The textarea's name, so a plain form post carries the text too. */
-  name: string;
-  value: string;
-  onChange(value: string): void;
-  /** `DICTIONARIES[locale].editor`. */
-  messages: Record<string, string>;
-  /** Autosaves to localStorage `atrium-draft:<draftKey>` and offers the draft back on the next visit. */
-  draftKey?: string;
-  /** Upload topic for pasted and dropped images; `default` when absent. */
-  uploadTopic?: string;
-  rows?: number;
-  placeholder?: string;
-  /** The textarea's visible label. */
-  label: string;
-  autoFocus?: boolean;
-  /** Write/Preview tabs, or side by side (tabs again below 800 px). Default `tabs`. */
-  layout?: 'tabs' | 'split';
-  /** Split view: scrolling either side scrolls the other to the same place, matched heading by heading. */
-  syncScroll?: boolean;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Drafts
-
-const DRAFT_PREFIX = 'atrium-draft:';
-const DRAFT_DELAY = 800;
-/** A draft older than this is a leftover, not work in progress. */
-const DRAFT_MAX_AGE = 30 * 24 * 3600 * 1000;
-
-interface PendingDraft {
-  timer: ReturnType<typeof setTimeout>;
-  value: string;
-  initial: string;
-}
-
-/** Saves waiting out the debounce, by draft key: clearDraft() must be able to cancel them. */
-const pendingDrafts = new Map<string, PendingDraft>();
-
-function readDraft(key: string): { v: string; t: number } | null {
-  try {
-    const raw = localStorage.getItem(DRAFT_PREFIX + key);
-    if (!raw) return null;
-    const draft = JSON.parse(raw) as { v?: unknown; t?: unknown } | null;
-    return typeof draft?.v === 'string' && typeof draft.t === 'number' ? { v: draft.v, t: draft.t } : null;
-  } catch {
-    return null;
-  }
-}
-
-function removeDraft(key: string): void {
-  try { localStorage.removeItem(DRAFT_PREFIX + key); } catch { /* storage blocked: nothing was saved */ }
-}
-
-function flushDraft(key: string): void {
-  const pending = pendingDrafts.get(key);
-  if (!pending) return;
-  clearTimeout(pending.timer);
-  pendingDrafts.delete(key);
-  if (pending.value === pending.initial || !/\S/.test(pending.value)) return removeDraft(key);
-  try {
-    localStorage.setItem(DRAFT_PREFIX + key, JSON.stringify({ v: pending.value, t: Date.now() }));
-  } catch { /* storage full or blocked: the text is still in the form */ }
-}
-
-function scheduleDraft(key: string, value: string, initial: string): void {
-  const previous = pendingDrafts.get(key);
-  if (previous) clearTimeout(previous.timer);
-  pendingDrafts.set(key, { value, initial, timer: setTimeout(() => flushDraft(key), DRAFT_DELAY) });
-}
-
-/** Whether a draft is kept (or about to be) under this key. */
-export function hasDraft(draftKey: string): boolean {
-  return pendingDrafts.has(draftKey) || readDraft(draftKey) !== null;
-}
-
-/** Forgets the saved draft (and any save still waiting); call it after a successful submit. */
-export function clearDraft(draftKey: string): void {
-  const pending = pendingDrafts.get(draftKey);
-  if (pending) clearTimeout(pending.timer);
-  pendingDrafts.delete(draftKey);
-  removeDraft(draftKey);
-}
+export type MarkdownEditorProps = EditorProps;
 
 // ---------------------------------------------------------------------------------------------
 // Toolbar

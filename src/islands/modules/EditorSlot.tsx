@@ -1,0 +1,137 @@
+// Where a form edits markdown: the installed editor module's component, loaded on demand from its
+// package's hashed URL (never from the site's bundles), given the props forms always gave the
+// editor. React and the client SDK reach it through the page's import map: this island puts its
+// own React and SDK on a global first, so the module renders with the page's one React instance.
+// The space is reserved while it loads; an editor that fails to load or throws falls back to a plain
+// textarea holding what was typed (an error boundary: a failing module never breaks the form).
+// Without the module, the place says "Please install editor".
+import * as React from 'react';
+import { Component, useEffect, useId, useState, type ComponentType, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
+import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
+import * as sdk from './client-sdk';
+import { flushDraft, scheduleDraft } from '../../lib/client/drafts';
+import { MODULE_DEPS_GLOBAL, type EditorClient, type EditorProps } from '../../lib/shared/module-client';
+import '../../styles/markdown.css';
+import './editor-slot.css';
+
+/** What the page knows of the editor module: installed or not, and its client component when it runs here. */
+export interface EditorState {
+  installed: boolean;
+  client: EditorClient | null;
+}
+
+export interface EditorSlotProps extends EditorProps {
+  editor: EditorState;
+}
+
+type EditorComponent = ComponentType<EditorProps>;
+
+const loads = new Map<string, Promise<EditorComponent>>();
+
+/** Imports the module's client entry once per URL, after giving it the page's React and SDK. */
+function loadEditor(client: EditorClient): Promise<EditorComponent> {
+  let p = loads.get(client.url);
+  if (!p) {
+    const deps = globalThis as unknown as Record<string, unknown>;
+    deps[MODULE_DEPS_GLOBAL] ??= { react: React, 'react/jsx-runtime': { Fragment, jsx, jsxs }, '@atrium/client': sdk };
+    if (client.css && !document.querySelector(`link[rel="stylesheet"][href="${client.css}"]`)) {
+      const link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = client.css;
+      document.head.append(link);
+    }
+    p = import(/* @vite-ignore */ client.url).then((m: Record<string, unknown>) => {
+      const found = m[client.component];
+      if (typeof found !== 'function' && (typeof found !== 'object' || found === null)) throw new Error(`the editor module has no export "${client.component}"`);
+      return found as EditorComponent;
+    });
+    // A failed import may succeed on the next page (a deploy in between): do not keep the failure.
+    p.catch(() => loads.delete(client.url));
+    loads.set(client.url, p);
+  }
+  return p;
+}
+
+const t = (messages: Record<string, string>, key: string): string => messages[key] ?? key;
+
+/** The plain box used when the editor module cannot run: the text, its name for the form, its draft. */
+function PlainEditor({ name, value, onChange, messages, label, rows = 10, placeholder, draftKey }: EditorProps): ReactElement {
+  const id = useId();
+  useEffect(() => {
+    if (!draftKey) return;
+    const flush = (): void => flushDraft(draftKey);
+    window.addEventListener('pagehide', flush);
+    return () => { window.removeEventListener('pagehide', flush); flush(); };
+  }, [draftKey]);
+  return (
+    <div className="editor-slot__plain">
+      <label htmlFor={`${id}text`}>{label}</label>
+      <p className="editor-slot__note" role="status" id={`${id}note`}>{t(messages, 'editor.failed')}</p>
+      <textarea id={`${id}text`} name={name} value={value} rows={rows} placeholder={placeholder} aria-describedby={`${id}note`}
+        onChange={(e) => { onChange(e.target.value); if (draftKey) scheduleDraft(draftKey, e.target.value, ''); }} />
+    </div>
+  );
+}
+
+interface BoundaryProps { fallback: ReactNode; children: ReactNode; onError(error: unknown): void }
+
+/** Catches what the module's component throws while rendering: the form shows the plain box instead. */
+class EditorBoundary extends Component<BoundaryProps, { failed: boolean }> {
+  override state = { failed: false };
+
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true };
+  }
+
+  override componentDidCatch(error: unknown, info: ErrorInfo): void {
+    this.props.onError(error);
+    console.error('editor module failed', error, info.componentStack);
+  }
+
+  override render(): ReactNode {
+    return this.state.failed ? this.props.fallback : this.props.children;
+  }
+}
+
+export default function EditorSlot({ editor, ...props }: EditorSlotProps): ReactElement {
+  const { client } = editor;
+  const [loaded, setLoaded] = useState<{ url: string; component: EditorComponent } | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    if (!client) return;
+    let live = true;
+    loadEditor(client).then(
+      (component) => { if (live) setLoaded({ url: client.url, component }); },
+      (err: unknown) => { console.error('editor module could not be loaded', err); if (live) setFailed(true); },
+    );
+    return () => { live = false; };
+  }, [client?.url, client?.component]);
+
+  if (!editor.installed) {
+    return (
+      <div className="editor-slot editor-slot--missing" data-editor="missing">
+        <p className="editor-slot__title">{t(props.messages, 'editor.notInstalled')}</p>
+        <p className="small muted">{t(props.messages, 'editor.notInstalledLead')}</p>
+      </div>
+    );
+  }
+  const plain = <PlainEditor {...props} />;
+  if (!client || failed) return <div className="editor-slot" data-editor="plain">{plain}</div>;
+  const Editor = loaded?.url === client.url ? loaded.component : null;
+  if (!Editor) {
+    return (
+      <div className="editor-slot editor-slot--loading" data-editor="loading" aria-busy="true" style={{ minHeight: `${client.height}px` }}>
+        <span className="editor-slot__label">{props.label}</span>
+        <span className="small muted">{t(props.messages, 'editor.loading')}</span>
+      </div>
+    );
+  }
+  return (
+    <div className="editor-slot" data-editor="module" data-editor-version={client.version}>
+      <EditorBoundary fallback={plain} onError={() => undefined}>
+        <Editor {...props} />
+      </EditorBoundary>
+    </div>
+  );
+}
