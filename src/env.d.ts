@@ -23,6 +23,8 @@ declare namespace App {
     memberCenter?: import('./lib/server/route-middleware').MemberCenter;
     /** Set by a page that edits markdown (modules/editor.ts `pageEditor`): its layout writes the import map and the editor's stylesheet. */
     editorModule?: import('./lib/shared/module-client').EditorClient | null;
+    /** Set by a page with a filled module slot (modules/slots.ts `pageSlot`): its layout writes the import map and these stylesheets. */
+    moduleClient?: { styles: string[] };
     /** Set by a page whose HTML is the same for every visitor: tags that invalidate it. */
     cacheTags: string[] | null;
   }

@@ -9,6 +9,7 @@ import { clearDraft } from '../../lib/client/drafts';
 import { MODULE_CATEGORIES } from '../../lib/shared/market';
 import { MAX_SCREENSHOTS, ModuleInput, splitTags } from '../../lib/shared/validation/studio';
 import { translate, useForm, zodFields, type Messages } from '../user/form-helpers';
+import '../upload/upload-queue.css';
 
 export interface ModuleFormValues {
   uid: string;

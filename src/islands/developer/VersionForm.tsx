@@ -12,6 +12,7 @@ import { uploadWithProgress } from './upload-progress';
 import { enqueueUpload, uploadConfig } from '../../lib/client/stores/upload';
 import UploadQueue from '../upload/UploadQueue';
 import ErrorSummary from '../user/ErrorSummary';
+import '../upload/upload-queue.css';
 
 interface Props {
   /** The editor module: installed or not, its client component (EditorSlot). */

@@ -13,6 +13,9 @@ import { flushDraft, scheduleDraft } from '../../lib/client/drafts';
 import { MODULE_DEPS_GLOBAL, type EditorClient, type EditorProps } from '../../lib/shared/module-client';
 import '../../styles/markdown.css';
 import './editor-slot.css';
+// The upload queue's styles come with the forms that show it (UploadQueue itself brings none, so the
+// client SDK it belongs to adds nothing to pages that only might load a module).
+import '../upload/upload-queue.css';
 
 /** What the page knows of the editor module: installed or not, and its client component when it runs here. */
 export interface EditorState {

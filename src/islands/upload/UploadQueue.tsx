@@ -5,7 +5,6 @@ import { useEffect, useState, type ReactElement } from 'react';
 import { $uploads, cancelUpload, clearFinished, pauseUpload, restartUpload, type UploadTaskView } from '../../lib/client/stores/upload';
 import { canCancel, canPause, canRestart, queueIdle } from '../../lib/shared/upload-queue';
 import { formatBytes, formatDuration, tu } from '../../lib/client/upload/messages';
-import './upload-queue.css';
 
 let mounted = 0;
 

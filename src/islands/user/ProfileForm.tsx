@@ -8,6 +8,7 @@ import { updateUser } from '../../lib/client/stores/user';
 import '../../lib/client/header-user';
 import { translate, useForm, zodFields, type Messages } from './form-helpers';
 import ErrorSummary from './ErrorSummary';
+import '../upload/upload-queue.css';
 
 export interface ProfileValues {
   avatar: string;

@@ -4,6 +4,7 @@
 // plus its component; the rule is seeded on the next start and administrators (rules `*`) hold it
 // at once. A module registers its own at run time.
 import { registry } from '../../shared/registry';
+import type { SlotName } from '../../shared/module-slots';
 
 export type SectionGroup = 'overview' | 'people' | 'site' | 'content' | 'records';
 
@@ -21,6 +22,8 @@ export interface AdminSection {
   component: string;
   /** The view of one record (/admin/<name>/<id>); without it a second segment answers 404. */
   detail?: string;
+  /** A module slot the view holds: the page lists its fills first and hands them to the view as `fills`. */
+  slot?: SlotName;
 }
 
 export const ADMIN_ROOT_RULE = 'admin';
@@ -47,7 +50,7 @@ registerAdminSection({ name: 'books', rule: 'admin/books', title: 'admin.section
 // The market review existed before the console (rule market/review); it keeps its rule and view.
 registerAdminSection({ name: 'market', rule: 'market/review', title: 'admin.section.market', group: 'content', ruleTitle: '市场审核', component: 'user/market/Review' });
 registerAdminSection({ name: 'finance', rule: 'admin/finance', title: 'admin.section.finance', group: 'content', ruleTitle: '发票与提现', component: 'admin/Finance' });
-registerAdminSection({ name: 'modules', rule: 'admin/modules', title: 'admin.section.modules', group: 'content', ruleTitle: '站点模块', component: 'admin/Modules' });
+registerAdminSection({ name: 'modules', rule: 'admin/modules', title: 'admin.section.modules', group: 'content', ruleTitle: '站点模块', component: 'admin/Modules', slot: 'admin.section' });
 registerAdminSection({ name: 'audit', rule: 'admin/audit', title: 'admin.section.audit', group: 'records', ruleTitle: '操作日志', component: 'admin/Audit' });
 
 export const SECTION_GROUPS: readonly SectionGroup[] = ['overview', 'people', 'site', 'content', 'records'];

@@ -7,6 +7,7 @@
 import semver from 'semver';
 import { z } from 'zod';
 import { MODULE_UID, SEMVER } from '../../shared/market';
+import { SLOTS } from '../../shared/module-slots';
 
 /** The manifest's file name, at the root of the zip. */
 export const MANIFEST_FILE = 'atrium.json';
@@ -23,8 +24,8 @@ export const CAPABILITIES = [
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
-/** Named places in pages where a module's client component can mount. */
-export const SLOTS = ['post.footer', 'docs.aside', 'home.section', 'user.menu', 'user.page', 'admin.section', 'editor.toolbar'] as const;
+/** Named places in pages where a module's client component can mount (lib/shared/module-slots.ts). */
+export { SLOTS };
 
 /** Site events delivered to a module's server code after the change is committed. */
 export const EVENTS = ['post.created', 'reply.created', 'member.joined', 'order.paid'] as const;

@@ -1,0 +1,63 @@
+// A slot's module components (lib/shared/module-slots.ts): each loaded on demand from its package's
+// hashed URL when the slot comes into view, rendered with the page's React, in the space the page
+// reserved for it, inside an error boundary. A component that fails to load or throws leaves its
+// place empty (and says why in the console): a module never breaks the page around it.
+import { Component, useEffect, useState, type ComponentType, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
+import type { SlotFill, SlotName, SlotProps } from '../../lib/shared/module-slots';
+import { loadModuleExport } from './load-module';
+
+export interface ModuleSlotProps {
+  slot: SlotName;
+  fills: SlotFill[];
+  locale: SlotProps['locale'];
+  context: SlotProps['context'];
+}
+
+type State = 'loading' | 'ready' | 'failed';
+
+class Boundary extends Component<{ uid: string; onError(): void; children: ReactNode }, { failed: boolean }> {
+  override state = { failed: false };
+
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true };
+  }
+
+  override componentDidCatch(error: unknown, info: ErrorInfo): void {
+    console.error(`module ${this.props.uid} failed in its slot`, error, info.componentStack);
+    this.props.onError();
+  }
+
+  override render(): ReactNode {
+    return this.state.failed ? null : this.props.children;
+  }
+}
+
+function Fill({ fill, slot, locale, context }: { fill: SlotFill } & Omit<ModuleSlotProps, 'fills'>): ReactElement | null {
+  const [loaded, setLoaded] = useState<{ url: string; component: ComponentType<SlotProps> } | null>(null);
+  const [state, setState] = useState<State>('loading');
+
+  useEffect(() => {
+    let live = true;
+    loadModuleExport<ComponentType<SlotProps>>(fill.url, fill.component).then(
+      (component) => { if (live) { setLoaded({ url: fill.url, component }); setState('ready'); } },
+      (err: unknown) => { console.error(`module ${fill.uid} could not be loaded`, err); if (live) setState('failed'); },
+    );
+    return () => { live = false; };
+  }, [fill.url, fill.component]);
+
+  const View = loaded?.url === fill.url ? loaded.component : null;
+  return (
+    <div className="module-slot__fill" data-module={fill.uid} data-module-state={state} aria-label={fill.label} role="region" hidden={state === 'failed'}
+      style={state === 'loading' ? { minHeight: `${fill.height}px` } : undefined}>
+      {View && state === 'ready' && (
+        <Boundary uid={fill.uid} onError={() => setState('failed')}>
+          <View slot={slot} locale={locale} context={context} />
+        </Boundary>
+      )}
+    </div>
+  );
+}
+
+export default function ModuleSlot({ fills, ...rest }: ModuleSlotProps): ReactElement {
+  return <>{fills.map((fill) => <Fill key={`${fill.uid}:${fill.component}`} fill={fill} {...rest} />)}</>;
+}

@@ -1,0 +1,78 @@
+// Slots in Chromium (issue 26): an administrator installs a module whose client components fill the
+// post footer, the home page, the docs aside and the console; a visitor on a phone sees them render
+// with the page's own React (a hook keeps state), a component that throws leaves its place empty and
+// the page whole, nothing scrolls sideways, axe finds nothing; uninstalled, they are gone.
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { eq } from 'drizzle-orm';
+import { createUser } from '../../src/lib/server/account/users';
+import { askCategory } from '../../src/lib/server/db/schema';
+import { createPost } from '../../src/lib/server/ask/posts';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
+import { fixturePackage, publishPackage } from '../helpers/module-package';
+import { scaled } from '../helpers/time-scale.mjs';
+import { PASSWORD, usePrivateSite, withRuntime } from './private-site';
+
+const FIXTURE = join(import.meta.dirname, '../fixtures/modules/cheer');
+let postId = 0;
+
+const srv = usePrivateSite('slots', (dataDir) => withRuntime(dataDir, async (rt) => {
+  await rt.site.set('user_login_captcha', '0');
+  const boss = await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: ADMIN_GROUP });
+  const dev = await createUser(rt.db, { username: 'dev', email: 'dev@example.com', password: PASSWORD });
+  await publishPackage(rt, dev.id, fixturePackage(FIXTURE), 'Cheer');
+  const [discussion] = await rt.db.select({ id: askCategory.id }).from(askCategory).where(eq(askCategory.slug, 'discussion'));
+  postId = (await createPost(rt.db, boss.id, { title: 'A post with a footer', content: 'Read me, then cheer.', category_id: discussion!.id, tags: [] } as never)).id;
+}));
+
+test('a module fills the post footer, the home page, the docs aside and the console; a failing component leaves the page whole', async ({ browser }) => {
+  test.setTimeout(scaled(180_000));
+  const boss = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+  await srv.logIn(boss, 'boss', 'en');
+  await boss.goto(`${srv.url}/modules/cheer`);
+  // The administrator is told the module runs code in members' browsers before it is installed.
+  const asked = new Promise<string>((resolve) => boss.once('dialog', (d) => { resolve(d.message()); void d.accept(); }));
+  await boss.getByRole('button', { name: 'Install on this site' }).click();
+  expect(await asked).toContain('Runs code in members\' browsers');
+  await expect(boss.getByText('Installed version 1.0.0')).toBeVisible();
+
+  // A visitor on a phone, in Chinese.
+  const visitor = await (await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'zh-CN' })).newPage();
+  const errors: string[] = [];
+  visitor.on('pageerror', (e) => errors.push(e.message));
+  await visitor.goto(`${srv.url}/ask/info/${postId}`);
+  const cheer = visitor.locator('[data-slot="post.footer"] .cheer-button');
+  await expect(cheer).toHaveText('喝彩 0');
+  await cheer.click();
+  await expect(cheer).toHaveText('喝彩 1'); // useState on the page's React
+  await expect(cheer).toHaveCSS('font-weight', '700'); // the module's stylesheet, linked in the head
+  await expect(visitor.locator('[data-slot="post.footer"] [data-module="cheer"]')).toHaveAttribute('aria-label', '喝彩');
+  expect(await visitor.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  const axe = await new AxeBuilder({ page: visitor }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  expect(axe.violations.map((v) => v.id)).toEqual([]);
+
+  await visitor.goto(`${srv.url}/`);
+  await expect(visitor.locator('.cheer-home')).toHaveText('来自模块的问候');
+  // The component that throws is caught by its boundary: its place is empty and hidden, the page whole.
+  await expect(visitor.locator('[data-slot="home.section"] [data-module-state="failed"]')).toHaveCount(1);
+  await expect(visitor.locator('[data-slot="home.section"] [data-module-state="failed"]')).toBeHidden();
+  await expect(visitor.locator('#home-latest')).toBeVisible();
+  expect(errors).toEqual([]);
+
+  // Beside a docs page (the aside column shows from desktop widths), in English.
+  await boss.goto(`${srv.url}/md/guide-en/install`);
+  await expect(boss.locator('.doc-toc .cheer-docs')).toHaveText('guide-en/install');
+  await boss.goto(`${srv.url}/admin/modules`);
+  await expect(boss.locator('[data-slot="admin.section"] .cheer-admin')).toHaveText('Cheer settings');
+
+  // Uninstalled: the places are gone, without a restart.
+  await boss.goto(`${srv.url}/modules/cheer`);
+  boss.once('dialog', (d) => void d.accept());
+  await boss.getByRole('button', { name: 'Uninstall' }).click();
+  await expect(boss.getByText('This module is not installed on this site.')).toBeVisible();
+  await visitor.goto(`${srv.url}/ask/info/${postId}`);
+  await expect(visitor.locator('#post')).toBeVisible();
+  await expect(visitor.locator('[data-slot]')).toHaveCount(0);
+  expect(await visitor.locator('script[type=importmap]').count()).toBe(0);
+});
