@@ -2,7 +2,7 @@
 // `dist/modules/<uid>-<version>.zip`, byte-for-byte the same on every build, so the sha256 review
 // pins is the same everywhere. For each module the entries its manifest names are bundled with
 // esbuild from `src/<name>.ts` (the server entry for Node, the browser half and client entry for
-// browsers; minified, no source maps), the other files it names (CSS, i18n) are copied, and the
+// browsers; minified, no source maps), the other files it names (CSS) are copied, and the
 // staged folder (kept as `dist/modules/<uid>/`) is packed as `module:pack` packs
 // (src/lib/server/modules/pack.ts, inspected as an upload would be: a manifest with a problem fails
 // the build), so `module:pack dist/modules/<uid>` gives the same zip.
@@ -95,7 +95,7 @@ export async function buildModule(folder, options = {}) {
   }
   // The other files the manifest names, as they are.
   const copied = [
-    manifest.entry?.css, manifest.contributes?.markdown?.css, manifest.contributes?.i18n?.['zh-cn'], manifest.contributes?.i18n?.en,
+    manifest.entry?.css, manifest.contributes?.markdown?.css,
   ].filter((f) => f && !existsSync(join(stage, f)));
   for (const file of copied) {
     mkdirSync(dirname(join(stage, file)), { recursive: true });
