@@ -95,6 +95,14 @@ describe('the webhook module', () => {
     const again = (await raw(srv.url, '/api/modules/settings?uid=webhook', { headers: { 'ba-user-token': tokens.boss! } }));
     expect(again.text).not.toContain('s3cret');
     expect(again.json<Env<{ fields: { key: string; value: unknown; isSet: boolean }[] }>>().data.fields.find((f) => f.key === 'secret')).toMatchObject({ value: null, isSet: true });
+    // The console's form, from the manifest, in the reader's language; the secret only says it is set.
+    const panel = (await raw(srv.url, '/admin/modules', { headers: { cookie: `ba-user-token=${tokens.boss!}; ba-lang=zh-cn` } })).text;
+    const card = panel.slice(panel.indexOf('data-module="webhook"'));
+    expect(card).toContain('data-api="/api/modules/settings"');
+    expect(card).toMatch(/<label[^>]*>投递地址<\/label>\s*<input[^>]*type="url"[^>]*name="values\.url"[^>]*value="http:\/\/127\.0\.0\.1/);
+    expect(card).toContain('已设置。输入新值即可替换。');
+    expect(card).toContain('<option value="posts">只发新帖</option>');
+    expect(panel).not.toContain('s3cret');
     // A secret sent empty keeps the one set; the audit log has the change with the secret masked.
     expect(await post('boss', '/api/modules/settings', { uid: 'webhook', values: { url: receiverUrl, secret: '' } })).toMatchObject({ code: 1, data: { changed: [] } });
     const audit = await rt.db.select().from(adminLog).where(eq(adminLog.action, 'module:settings'));

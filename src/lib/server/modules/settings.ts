@@ -63,7 +63,7 @@ export function settingFields(manifest: Manifest, stored: Values, locale: Locale
 }
 
 /** What is wrong with `raw` for setting `s` (a message key and its values), or the value to store. */
-function check(s: ManifestSetting, raw: unknown): { value: JsonValue } | { key: string; values?: Record<string, string | number> } {
+export function checkSetting(s: ManifestSetting, raw: unknown): { value: JsonValue } | { key: string; values?: Record<string, string | number> } {
   const text = (max: number): { value: string } | { key: string; values?: Record<string, string | number> } => {
     if (typeof raw !== 'string') return { key: 'modules.settings.text' };
     if (raw.length > max) return { key: 'modules.settings.tooLong', values: { max } };
@@ -121,7 +121,7 @@ export async function saveModuleSettings(
     if (!Object.hasOwn(input.values, s.key)) continue;
     const raw = input.values[s.key];
     if (s.type === 'secret' && raw === '') continue;
-    const r = check(s, raw);
+    const r = checkSetting(s, raw);
     if ('value' in r) next[s.key] = r.value;
     else fields[`values.${s.key}`] = translateAny(locale, r.key as never, r.values);
   }

@@ -3,7 +3,7 @@ import { requireSection } from '../../../lib/server/admin/guard';
 import { translateAny } from '../../../lib/i18n';
 import { installedManifest, saveModuleSettings, settingFields, storedSettings } from '../../../lib/server/modules/settings';
 import { ModuleSettingsInput, UidInput } from '../../../lib/shared/validation/market';
-import { routeAccess, ADMINS } from '../../../lib/shared/access';
+import { routeAccess, ADMINS, as } from '../../../lib/shared/access';
 
 /** An installed module's settings form, in the reader's language (a secret only says whether it is set). */
 export const GET = api(async (ctx) => {
@@ -25,9 +25,9 @@ export const POST = api(async (ctx) => {
   return ok({ changed }, translateAny(apiLocale, changed.length ? 'modules.settings.saved' : 'modules.settings.unchanged'));
 });
 
-/** Who may call this route (tests/integration/authz-matrix.test.ts). */
+/** Who may call this route (tests/integration/authz-matrix.test.ts): the sample names no installed module, so admins are refused past the permission check. */
 export const access = routeAccess({
   rule: 'admin/modules',
-  GET: { ...ADMINS, input: UidInput },
-  POST: { ...ADMINS, input: ModuleSettingsInput },
+  GET: { ...as(ADMINS, 'refused'), input: UidInput },
+  POST: { ...as(ADMINS, 'refused'), input: ModuleSettingsInput },
 });
