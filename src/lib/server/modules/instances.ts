@@ -37,6 +37,7 @@ export class InstancePresence {
   private timer: NodeJS.Timeout | null = null;
   private packages: () => readonly string[] = () => [];
   private writing: Promise<void> = Promise.resolve();
+  private beats = 0;
 
   /** `shared`: several instances may share the database (PostgreSQL); false on PGlite. */
   constructor(private readonly db: Db, readonly shared: boolean, private readonly onError: (err: unknown) => void) {}
@@ -59,8 +60,8 @@ export class InstancePresence {
     const row = { id: this.id, label: this.label, packages: [...new Set(this.packages())].sort(), seenTime: Date.now() };
     this.writing = this.writing.then(async () => {
       await this.db.insert(moduleInstance).values(row).onConflictDoUpdate({ target: moduleInstance.id, set: { packages: row.packages, seenTime: row.seenTime } });
-      // Rows of instances gone for a minute are only noise for the administrator.
-      await this.db.delete(moduleInstance).where(lt(moduleInstance.seenTime, row.seenTime - 60_000));
+      // Rows of instances gone for a minute are only noise for the administrator (swept every 30 beats).
+      if (this.beats++ % 30 === 0) await this.db.delete(moduleInstance).where(lt(moduleInstance.seenTime, row.seenTime - 60_000));
     }).catch(this.onError);
     return this.writing;
   }

@@ -234,8 +234,13 @@ export class SiteModules implements RunningModules {
       this.host?.unregister(row.uid);
       this.active.delete(row.uid);
       const hooks = hooksOf(manifest);
-      if (manifest.entry.server && hooks.length) {
-        this.hostFor().register({ uid: row.uid, version: row.version, packageDir: folders.packageDir, dataDir: folders.dataDir, serverEntry: manifest.entry.server, hooks });
+      try {
+        if (manifest.entry.server && hooks.length) {
+          this.hostFor().register({ uid: row.uid, version: row.version, packageDir: folders.packageDir, dataDir: folders.dataDir, serverEntry: manifest.entry.server, hooks });
+        }
+      } catch (err) {
+        await this.disable(row.uid, `activation failed: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
       }
       this.active.set(row.uid, { uid: row.uid, version: row.version, sha256: row.sha256, manifest, packageDir: folders.packageDir });
       this.reported.delete(row.uid);
