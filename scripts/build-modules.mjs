@@ -100,7 +100,7 @@ export async function buildModule(folder, options = {}) {
   }
   // The other files the manifest names, as they are.
   const copied = [
-    manifest.entry?.css, manifest.contributes?.markdown?.css, manifest.contributes?.i18n?.['zh-cn'], manifest.contributes?.i18n?.en,
+    manifest.entry?.css, manifest.contributes?.markdown?.css,
   ].filter((f) => f && !existsSync(join(stage, f)));
   for (const file of copied) {
     mkdirSync(dirname(join(stage, file)), { recursive: true });

@@ -6,7 +6,7 @@ export { defineModule } from '../../src/lib/server/modules/host/sdk';
 export type {
   JsonValue, MarkdownItem, ModuleContext, ModuleDefinition, ModuleHooks, ModuleRoutes, ModuleStore, RenderContext, RouteRequest, RouteResponse,
 } from '../../src/lib/server/modules/host/sdk';
-export type { Capability, Manifest } from '../../src/lib/server/modules/manifest';
+export type { Capability, Manifest, ManifestJob, ManifestSetting } from '../../src/lib/server/modules/manifest';
 
 import type { MarkdownItem } from '../../src/lib/server/modules/host/sdk';
 

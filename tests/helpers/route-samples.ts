@@ -188,6 +188,7 @@ export const SAMPLES: Samples = {
   '/api/modules/download': { GET: (fx) => ({ query: { uid: fx.packageUid } }) },
   '/api/modules/install': { POST: b({ uid: 'editor' }) },
   '/api/modules/lifecycle': { POST: b({ uid: 'nosuchmodule', action: 'disable' }) },
+  '/api/modules/settings': { GET: q({ uid: 'nosuchmodule' }), POST: b({ uid: 'nosuchmodule', values: { url: '' } }) },
   '/api/modules/orders': { GET: q({}) },
   '/api/modules/review': { POST: (fx) => ({ body: { uid: fx.devModuleUid, rating: 5, content: 'Great' } }) },
   '/api/modules/reviewReply': { POST: (fx) => ({ body: { review_id: fx.reviewId, content: 'Thank you' } }) },

@@ -126,6 +126,21 @@ describe('module host', () => {
     expect(bad.message).toMatch(/value must be JSON/);
   });
 
+  it('passes each call the module\'s settings, the caller\'s language and its strings (ctx.settings, ctx.locale, ctx.t); runs onJob', async () => {
+    const kv = new MemoryKvBackend();
+    const host = newHost({ kv }, mod('context', { hooks: ['route', 'onJob'] }));
+    const ctxOf = (locale?: string) => host.call('context', 'route', [{ method: 'GET', path: '/ctx', query: {}, body: null, memberId: null }], { locale });
+    expect((await ctxOf()).body).toEqual({ settings: {}, frozen: true, locale: 'zh-cn', greeting: '你好，Ada', missing: 'no.such.key' });
+    host.configure('context', { colour: 'red' });
+    expect((await ctxOf('en')).body).toEqual({ settings: { colour: 'red' }, frozen: true, locale: 'en', greeting: 'Hello, Ada', missing: 'no.such.key' });
+    // Settings reach the running process with the next call: no restart.
+    host.configure('context', { colour: 'green' });
+    expect((await ctxOf('en')).body).toMatchObject({ settings: { colour: 'green' } });
+    expect(host.status('context')!.starts).toBe(1);
+    expect(await host.call('context', 'onJob', ['tidy'])).toBeNull();
+    expect(await kv.get('context', 'job:tidy')).toEqual({ settings: { colour: 'green' }, locale: 'zh-cn', text: '你好，job' });
+  });
+
   it('gives the module a clean environment, not the site\'s secrets', async () => {
     process.env.ATRIUM_TEST_SECRET = 'do-not-leak';
     try {

@@ -122,7 +122,7 @@ describe('submitting a version', () => {
     expect(added.code, added.msg).toBe(1);
     version = (await rt.db.select().from(moduleVersion).where(eq(moduleVersion.moduleId, moduleId)))[0]!;
     expect(version).toMatchObject({ status: 'review', sha256: sha256(bytes), reviewedSha256: '', manifest: expect.objectContaining({ uid: 'hello-world', version: '1.2.0' }) });
-    expect(version.files).toHaveLength(7);
+    expect(version.files).toHaveLength(5);
     expect((await post('dev', '/api/developer/submit', { id: moduleId })).code).toBe(1);
   });
 });

@@ -34,8 +34,9 @@ describe('the published JSON Schema', () => {
 
 describe('the manifest', () => {
   it('accepts the full and the minimal fixtures, filling defaults', () => {
-    const full = readManifest(manifestOf('full'), new Set(['dist/server.js', 'dist/client.js', 'dist/style.css', 'dist/markdown.browser.js', 'i18n/zh-cn.json', 'i18n/en.json']));
-    expect(full).toHaveProperty('manifest.contributes.settings.3.type', 'select');
+    const full = readManifest(manifestOf('full'), new Set(['dist/server.js', 'dist/client.js', 'dist/style.css', 'dist/markdown.browser.js']));
+    expect(full).toHaveProperty('manifest.contributes.settings.5.type', 'select');
+    expect(full).toHaveProperty('manifest.contributes.jobs.0.every', 1440);
     const minimal = readManifest(manifestOf('minimal'), new Set(['README.md']));
     expect(minimal).toEqual({ manifest: expect.objectContaining({ uid: 'hello-world', entry: {}, capabilities: [], contributes: {} }) });
     expect(Manifest.safeParse(JSON.parse(manifestOf('full'))).success).toBe(true);
@@ -78,6 +79,31 @@ describe('the manifest', () => {
     expect('problems' in read && describeProblems(read.problems, 'en')).toEqual(['atrium.json: contributes.settings[0].default must be of type number']);
   });
 
+  it('checks settings, strings and jobs: both languages with the same keys, labels that exist, bounded intervals, in the developer\'s language', () => {
+    const m = JSON.parse(manifestOf('full'));
+    m.contributes.i18n = { 'zh-cn': { 'settings.tone': '语气', only: '只有中文' }, en: { 'settings.tone': 'Tone', 'jobs.cleanup': 'Clean up' } };
+    m.contributes.settings.push({ key: 'site', type: 'url', default: 'ftp://example.com/', title: 'settings.site' });
+    m.contributes.jobs.push({ name: 'cleanup', every: 5 });
+    const files = new Set(['dist/server.js', 'dist/client.js', 'dist/style.css', 'dist/markdown.browser.js']);
+    const read = readManifest(JSON.stringify(m), files);
+    if (!('problems' in read)) throw new Error('accepted');
+    expect(describeProblems(read.problems, 'en').sort()).toEqual([
+      'atrium.json: contributes.i18n.en lacks the string "only" that the other language has',
+      'atrium.json: contributes.i18n.zh-cn lacks the string "jobs.cleanup" that the other language has',
+      'atrium.json: contributes.jobs[0].title names the string "jobs.cleanup", which contributes.i18n does not have in both languages',
+      'atrium.json: contributes.jobs[1].name "cleanup" is used twice',
+      'atrium.json: contributes.settings[6].default is not in the expected format',
+      'atrium.json: contributes.settings[6].title names the string "settings.site", which contributes.i18n does not have in both languages',
+    ]);
+    expect(describeProblems(read.problems, 'zh-cn')).toContain('atrium.json：contributes.i18n.en 缺少另一种语言已有的字符串“only”');
+    m.contributes = { jobs: [{ name: 'often', every: 0 }], settings: [{ key: 'k', type: 'secret', default: 'x', title: { 'zh-cn': '密钥', en: 'Key' } }] };
+    const bounded = readManifest(JSON.stringify(m), files);
+    expect('problems' in bounded && describeProblems(bounded.problems, 'en')).toEqual(expect.arrayContaining([
+      'atrium.json: contributes.jobs[0].every is too long, too short or out of range',
+      'atrium.json: contributes.settings[0].default is not a known field',
+    ]));
+  });
+
   it('matches Atrium versions against the range', () => {
     expect(worksWith('>=0.1.0 <1.0.0', '0.1.0')).toBe(true);
     expect(worksWith('^0.2.0', '0.1.0')).toBe(false);
@@ -95,7 +121,7 @@ describe('inspectPackage', () => {
     expect(fromPath).toEqual(fromBytes);
     if (!fromPath.ok) throw new Error(JSON.stringify(fromPath.problems));
     expect(fromPath.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-    expect(fromPath.files.map((f) => f.path)).toEqual(['atrium.json', 'dist/client.js', 'dist/markdown.browser.js', 'dist/server.js', 'dist/style.css', 'i18n/en.json', 'i18n/zh-cn.json']);
+    expect(fromPath.files.map((f) => f.path)).toEqual(['atrium.json', 'dist/client.js', 'dist/markdown.browser.js', 'dist/server.js', 'dist/style.css']);
     expect(fromPath.files.find((f) => f.path === 'dist/style.css')!.size).toBe(readFileSync(join(FIXTURES, 'full/dist/style.css')).length);
     expect(fromPath.manifest.capabilities).toContain('client:code');
   });

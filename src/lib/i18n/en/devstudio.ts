@@ -85,6 +85,8 @@ export default {
   'devstudio.manifest.capabilityNeeded': 'atrium.json: for {field}, add "{capability}" to capabilities',
   'devstudio.manifest.entryNeeded': 'atrium.json: for {field}, set {entry}',
   'devstudio.manifest.duplicate': 'atrium.json: {field} "{value}" is used twice',
+  'devstudio.manifest.i18nMissing': 'atrium.json: {field} lacks the string "{value}" that the other language has',
+  'devstudio.manifest.i18nKey': 'atrium.json: {field} names the string "{value}", which contributes.i18n does not have in both languages',
 
   'devstudio.module.created': 'Module created; now add its first version',
   'devstudio.module.saved': 'Module saved',

@@ -82,6 +82,8 @@ export default {
   'devstudio.manifest.capabilityNeeded': 'atrium.json：要使用 {field}，请在 capabilities 中加上“{capability}”',
   'devstudio.manifest.entryNeeded': 'atrium.json：要使用 {field}，请设置 {entry}',
   'devstudio.manifest.duplicate': 'atrium.json：{field}“{value}”重复了',
+  'devstudio.manifest.i18nMissing': 'atrium.json：{field} 缺少另一种语言已有的字符串“{value}”',
+  'devstudio.manifest.i18nKey': 'atrium.json：{field} 引用的字符串“{value}”在 contributes.i18n 中没有两种语言的文本',
 
   'devstudio.module.created': '模块已创建，请添加第一个版本',
   'devstudio.module.saved': '模块已保存',

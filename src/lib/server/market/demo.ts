@@ -146,16 +146,16 @@ const WEBHOOK: BuiltSpec = {
 
 - 请求头 \`x-atrium-signature: sha256=…\` 是请求体在你的密钥下的 HMAC-SHA256，接收方可以验证来源；
 - 投递失败（超时或非 2xx）时，站点会在 5 秒、30 秒、2 分钟、10 分钟后重试；
-- 管理员用 \`POST /api/m/webhook/config\`（\`url\`、\`secret\`）设置，用 \`GET /api/m/webhook/deliveries\` 查看最近 20 次投递。
+- 管理员在后台“站点模块”里设置地址、密钥、要发送的内容（新帖和新回复，或只发新帖）和每小时一次的心跳，用 \`GET /api/m/webhook/deliveries\` 查看最近 20 次投递。
 
-它同时是一个使用路由、事件和模块存储的示例模块，源码在 Atrium 仓库的 \`modules/webhook\`。`,
+它同时是一个使用站点设置、定时任务、路由、事件和模块存储的示例模块，源码在 Atrium 仓库的 \`modules/webhook\`。`,
   descriptionEn: `Once installed, every new post and reply is POSTed as JSON to the address an administrator set:
 
 - the header \`x-atrium-signature: sha256=…\` is the HMAC-SHA256 of the body under your secret, so the receiver can check where it came from;
 - a failed delivery (a timeout, or an answer other than 2xx) is retried after 5 s, 30 s, 2 min and 10 min;
-- administrators set it with \`POST /api/m/webhook/config\` (\`url\`, \`secret\`) and see the last 20 deliveries at \`GET /api/m/webhook/deliveries\`.
+- administrators set the address, the secret, what is sent (posts and replies, or posts only) and an hourly ping in the console's Site modules section, and see the last 20 deliveries at \`GET /api/m/webhook/deliveries\`.
 
-It is also the example of a module using routes, events and its own store: its source is \`modules/webhook\` in the Atrium repository.`,
+It is also the example of a module using site settings, a scheduled job, routes, events and its own store: its source is \`modules/webhook\` in the Atrium repository.`,
   changelog: '首个版本：新帖和新回复的签名投递，失败重试，最近投递记录。',
   changelogEn: 'First release: signed deliveries of new posts and replies, retries, the latest deliveries.',
 };

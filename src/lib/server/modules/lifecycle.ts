@@ -7,7 +7,7 @@
 // has no package (a checkout that could not build it).
 import { and, eq, inArray, or } from 'drizzle-orm';
 import { readFile, rm } from 'node:fs/promises';
-import { module, moduleEvent, moduleInstall, moduleKv, modulePackage, moduleRemoteSource, moduleVersion } from '../db/schema';
+import { module, moduleEvent, moduleInstall, moduleJob, moduleKv, modulePackage, moduleRemoteSource, moduleSetting, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import { CLI_ACTOR, recordAction, type Actor } from '../admin/audit';
@@ -165,15 +165,17 @@ export async function disableAll(rt: Rt, actor: Actor, reason: string): Promise<
 }
 
 /**
- * Uninstalls a module. Its data (key-value store, data folder) stays unless `purge`, so
+ * Uninstalls a module. Its data (key-value store, settings, data folder) stays unless `purge`, so
  * installing it again finds what it had.
  */
 export async function uninstall(rt: Rt, uid: string, actor: Actor, purge = false): Promise<boolean> {
   const gone = await rt.db.delete(moduleInstall).where(eq(moduleInstall.uid, uid)).returning();
   await rt.db.delete(modulePackage).where(eq(modulePackage.uid, uid));
   await rt.db.delete(moduleEvent).where(eq(moduleEvent.moduleUid, uid));
+  await rt.db.delete(moduleJob).where(eq(moduleJob.moduleUid, uid));
   if (purge) {
     await rt.db.delete(moduleKv).where(eq(moduleKv.moduleUid, uid));
+    await rt.db.delete(moduleSetting).where(eq(moduleSetting.moduleUid, uid));
     await rm(moduleFolders(rt.config.dataDir, uid).dataDir, { recursive: true, force: true });
   }
   if (!gone.length && !purge) return false;

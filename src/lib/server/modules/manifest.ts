@@ -45,14 +45,43 @@ const Range = z.string().trim().min(1).max(100).regex(/^[0-9A-Za-z.*^~<>=|\s-]+$
 const Delim = z.string().regex(/^[$%@=^~+!&|:]{1,3}$/).describe('1–3 of $ % @ = ^ ~ + ! & | :');
 const Delimiters = z.strictObject({ open: Delim, close: Delim });
 
-const settingBase = { key: SettingKey, title: bilingual(80), description: bilingual(300).optional() };
+// --- Settings, strings and scheduled jobs (issue 26: the server-side contribution points) ---------
+// A setting's label, an option's label or a job's title is either the text in both languages, or the
+// key of a string in `contributes.i18n` (which must then hold it in both languages).
+
+/** A key of the module's own strings: letters, digits, `.`, `_`, `-`. */
+const I18nKey = z.string().regex(/^[A-Za-z][A-Za-z0-9._-]{0,79}$/).describe('A key of contributes.i18n');
+/** Text in both languages, or the key of a string in `contributes.i18n`. */
+const label = (max: number) => z.union([bilingual(max), I18nKey]);
+/** The module's strings: the same keys in both languages (checked at upload), at most 500 of them. */
+const Strings = z.record(I18nKey, z.string().max(2000)).refine((o) => Object.keys(o).length <= 500, { message: 'too_big' });
+const I18n = z.strictObject({ 'zh-cn': Strings, en: Strings })
+  .describe('The module\'s strings in both languages: labels for settings and jobs by key, `ctx.t(key)` in hooks');
+
+const settingBase = { key: SettingKey, title: label(80), description: label(300).optional() };
 const Setting = z.discriminatedUnion('type', [
-  z.strictObject({ ...settingBase, type: z.literal('string'), default: z.string().max(2000), secret: z.boolean().optional() }),
+  z.strictObject({ ...settingBase, type: z.literal('string'), default: z.string().max(2000), maxLength: z.number().int().min(1).max(2000).optional() }),
   z.strictObject({ ...settingBase, type: z.literal('text'), default: z.string().max(20_000) }),
-  z.strictObject({ ...settingBase, type: z.literal('number'), default: z.number(), min: z.number().optional(), max: z.number().optional() }),
+  z.strictObject({ ...settingBase, type: z.literal('number'), default: z.number(), min: z.number().optional(), max: z.number().optional(), integer: z.boolean().optional() }),
   z.strictObject({ ...settingBase, type: z.literal('boolean'), default: z.boolean() }),
-  z.strictObject({ ...settingBase, type: z.literal('select'), default: z.string().max(100), options: z.array(z.strictObject({ value: z.string().min(1).max(100), title: bilingual(80) })).min(1).max(50) }),
+  z.strictObject({ ...settingBase, type: z.literal('select'), default: z.string().max(100), options: z.array(z.strictObject({ value: z.string().min(1).max(100), title: label(80) })).min(1).max(50) }),
+  z.strictObject({ ...settingBase, type: z.literal('url'), default: z.string().max(500).describe('An http(s) address, or "" for none') }),
+  z.strictObject({ ...settingBase, type: z.literal('secret') }).describe('Never shown again once saved (the console says "set" and offers to replace it); no default'),
 ]);
+export type ManifestSetting = z.infer<typeof Setting>;
+/** The setting types, for messages. */
+export const SETTING_TYPES = ['string', 'text', 'number', 'boolean', 'select', 'url', 'secret'] as const;
+
+/** Bounds of a job's interval: once a minute at most, once a week at least. */
+export const JOB_MINUTES = { min: 1, max: 7 * 24 * 60 } as const;
+const Job = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
+  title: label(80).optional(),
+  every: z.number().int().min(JOB_MINUTES.min).max(JOB_MINUTES.max).describe('Minutes between two runs (1 to 10080); the first run is one interval after install'),
+  timeout: z.number().int().min(1).max(120).optional().describe('Seconds a run may take (default 30)'),
+});
+export type ManifestJob = z.infer<typeof Job>;
+// --- end of settings, strings and jobs ---------------------------------------------------------
 
 // --- issue 26, the editor module (helper `heditor`): a module may provide the site's markdown editor.
 /** The component mounted wherever the site edits markdown (post form, reply box, docs editor, studio). */
@@ -82,12 +111,9 @@ const Contributes = z.strictObject({
     access: z.enum(['public', 'member', 'admin']),
   })).max(50).optional(),
   settings: z.array(Setting).max(100).optional(),
-  i18n: z.strictObject({ 'zh-cn': FilePath, en: FilePath }).optional().describe('JSON dictionaries of the module\'s strings'),
+  i18n: I18n.optional(),
   events: z.array(z.enum(EVENTS)).max(EVENTS.length).optional(),
-  jobs: z.array(z.strictObject({
-    name: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
-    cron: z.string().max(100).regex(/^\S+(\s+\S+){4}$/).describe('Five cron fields, in the site\'s time zone'),
-  })).max(20).optional(),
+  jobs: z.array(Job).max(20).optional(),
 });
 
 /** The manifest as a module author writes it. */
@@ -143,7 +169,7 @@ function issueProblems(issues: readonly z.core.$ZodIssue[], json: unknown): Pack
         out.push({ key: 'devstudio.manifest.choice', values: { field, choices: issue.values.map(String).join(', ') } });
         break;
       case 'invalid_union':
-        out.push({ key: 'devstudio.manifest.choice', values: { field, choices: 'string, text, number, boolean, select' } });
+        out.push({ key: 'devstudio.manifest.choice', values: { field, choices: SETTING_TYPES.join(', ') } });
         break;
       case 'too_big':
       case 'too_small':
@@ -167,7 +193,6 @@ export function manifestProblems(manifest: Manifest, files: ReadonlySet<string>)
     ['entry.server', manifest.entry.server], ['entry.client', manifest.entry.client], ['entry.css', manifest.entry.css],
     ['contributes.markdown.browser', manifest.contributes.markdown?.browser],
     ['contributes.markdown.css', manifest.contributes.markdown?.css],
-    ['contributes.i18n.zh-cn', manifest.contributes.i18n?.['zh-cn']], ['contributes.i18n.en', manifest.contributes.i18n?.en],
   ];
   for (const [field, file] of named) {
     if (file && !files.has(file)) out.push({ key: 'devstudio.manifest.missingFile', values: { field, file } });
@@ -193,14 +218,62 @@ export function manifestProblems(manifest: Manifest, files: ReadonlySet<string>)
   needsEntry(c.routes?.length, 'contributes.routes', 'server');
   needsEntry(c.events?.length, 'contributes.events', 'server');
   needsEntry(c.jobs?.length, 'contributes.jobs', 'server');
+  out.push(...settingsProblems(manifest));
+  return out;
+}
+
+/** Settings, strings and jobs: unique keys and names, defaults that fit, both languages with the same keys, labels that exist. */
+function settingsProblems(manifest: Manifest): PackageProblem[] {
+  const out: PackageProblem[] = [];
+  const c = manifest.contributes;
+  const strings = c.i18n;
+  if (strings) {
+    for (const [locale, other] of [['zh-cn', 'en'], ['en', 'zh-cn']] as const) {
+      for (const key of Object.keys(strings[other])) {
+        if (!Object.hasOwn(strings[locale], key)) out.push({ key: 'devstudio.manifest.i18nMissing', values: { field: `contributes.i18n.${locale}`, locale, value: key } });
+      }
+    }
+  }
+  const labelled = (value: unknown, field: string): void => {
+    if (typeof value !== 'string') return;
+    if (!strings || !Object.hasOwn(strings['zh-cn'], value) || !Object.hasOwn(strings.en, value)) out.push({ key: 'devstudio.manifest.i18nKey', values: { field, value } });
+  };
   const seen = new Set<string>();
   (c.settings ?? []).forEach((s, i) => {
-    if (seen.has(s.key)) out.push({ key: 'devstudio.manifest.duplicate', values: { field: `contributes.settings[${i}].key`, value: s.key } });
+    const field = `contributes.settings[${i}]`;
+    if (seen.has(s.key)) out.push({ key: 'devstudio.manifest.duplicate', values: { field: `${field}.key`, value: s.key } });
     seen.add(s.key);
-    if (s.type === 'select' && !s.options.some((o) => o.value === s.default)) out.push({ key: 'devstudio.manifest.format', values: { field: `contributes.settings[${i}].default` } });
-    if (s.type === 'number' && ((s.min !== undefined && s.default < s.min) || (s.max !== undefined && s.default > s.max))) out.push({ key: 'devstudio.manifest.size', values: { field: `contributes.settings[${i}].default` } });
+    labelled(s.title, `${field}.title`);
+    labelled(s.description, `${field}.description`);
+    if (s.type === 'select') {
+      s.options.forEach((o, j) => labelled(o.title, `${field}.options[${j}].title`));
+      if (!s.options.some((o) => o.value === s.default)) out.push({ key: 'devstudio.manifest.format', values: { field: `${field}.default` } });
+    }
+    if (s.type === 'number' && ((s.min !== undefined && s.default < s.min) || (s.max !== undefined && s.default > s.max) || (s.integer && !Number.isInteger(s.default)))) out.push({ key: 'devstudio.manifest.size', values: { field: `${field}.default` } });
+    if (s.type === 'string' && s.maxLength !== undefined && s.default.length > s.maxLength) out.push({ key: 'devstudio.manifest.size', values: { field: `${field}.default` } });
+    if (s.type === 'url' && s.default !== '' && !isWebAddress(s.default)) out.push({ key: 'devstudio.manifest.format', values: { field: `${field}.default` } });
+  });
+  const jobs = new Set<string>();
+  (c.jobs ?? []).forEach((j, i) => {
+    if (jobs.has(j.name)) out.push({ key: 'devstudio.manifest.duplicate', values: { field: `contributes.jobs[${i}].name`, value: j.name } });
+    jobs.add(j.name);
+    labelled(j.title, `contributes.jobs[${i}].title`);
   });
   return out;
+}
+
+/** An http(s) address without user or password (a setting of type `url`). */
+export function isWebAddress(value: string): boolean {
+  if (value.length > 500 || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && Boolean(url.hostname);
+}
+
+/** A label of the manifest (text in both languages, or a key of its strings) in `locale`. */
+export function labelOf(manifest: Pick<Manifest, 'contributes'>, value: string | { 'zh-cn': string; en: string } | undefined, locale: 'zh-cn' | 'en'): string {
+  if (value === undefined) return '';
+  if (typeof value !== 'string') return value[locale];
+  return manifest.contributes.i18n?.[locale][value] ?? value;
 }
 
 /** Parses and checks a manifest's text against the package's files: the manifest, or every problem found. */

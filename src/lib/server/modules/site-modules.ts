@@ -5,7 +5,9 @@
 // shared package store (database paths or the object store, never one host's disk) into this
 // instance's data folder after its bytes are checked against the pinned sha256; its server code
 // is registered with the module host (one process per module, started on the first call), and its
-// markdown syntax joins the set every render uses (markdown.ts).
+// markdown syntax joins the set every render uses (markdown.ts). A new package is activated once
+// every live instance has unpacked it (instances.ts); settings are handed to the host on every
+// reconcile (a settings change is a bus message too); due jobs are run from here (jobs.ts).
 import { and, eq, ne } from 'drizzle-orm';
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -27,9 +29,16 @@ import { sha256Of, unpackPackage } from './inspect';
 import { MANIFEST_FILE, Manifest } from './manifest';
 import { setMarkdownProvider, type MarkdownProvider } from './markdown';
 import { deliverDue, setEventSubscribers, type SiteEvent } from './events';
+import { ACTIVATION_WAIT_MS, InstancePresence } from './instances';
+import { runDueJobs, syncJobs } from './jobs';
+import type { ManifestJob } from './manifest';
+import { effectiveSettings, storedSettings } from './settings-store';
 
 /** How often due module events are looked for while a running module subscribes to some. */
 const EVENT_POLL_MS = 500;
+/** How often due module jobs are looked for while a running module declares some (jobs run at most once a minute). */
+const JOB_POLL_MS = 5000;
+const ACTIVATION_WAIT_S = ACTIVATION_WAIT_MS / 1000;
 
 /** The bus channel of lifecycle changes: every instance reconciles when it hears one. */
 export const MODULES_CHANNEL = 'modules';
@@ -51,6 +60,7 @@ function hooksOf(manifest: Manifest): HookName[] {
   if (manifest.contributes.markdown) hooks.push('markdown');
   if (manifest.contributes.events?.length) hooks.push('onEvent');
   if (manifest.contributes.routes?.length) hooks.push('route');
+  if (manifest.contributes.jobs?.length) hooks.push('onJob');
   return hooks;
 }
 
@@ -75,10 +85,19 @@ export class SiteModules implements RunningModules {
   private pollTimer: NodeJS.Timeout | null = null;
   private delivering: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** uid → the jobs of running modules that declare some. */
+  private jobs = new Map<string, readonly ManifestJob[]>();
+  private jobTimer: NodeJS.Timeout | null = null;
+  private runningJobs: Promise<unknown> = Promise.resolve();
+  /** sha256s unpacked here and waiting for the other instances before activation. */
+  private readonly preparing = new Set<string>();
+  private readonly presence: InstancePresence;
   /** Told when the set of markdown modules changed (the background re-render starts). */
   onRenderSetChange: ((set: string) => void) | null = null;
 
-  constructor(private readonly rt: Deps, readonly safeMode = false) {}
+  constructor(private readonly rt: Deps, readonly safeMode = false) {
+    this.presence = new InstancePresence(rt.db, Boolean(rt.config.databaseUrl), (err) => rt.log.warn('module instance heartbeat failed', { err: String(err) }));
+  }
 
   /** Reconciles now, then on every `modules` message and bus reconnect. */
   async start(): Promise<void> {
@@ -87,6 +106,7 @@ export class SiteModules implements RunningModules {
     this.offs.push(this.rt.bus.subscribe(MODULES_CHANNEL, () => void this.reconcile()));
     this.offs.push(this.rt.bus.onReconnect(() => void this.reconcile()));
     if (this.safeMode) this.rt.log.warn('safe mode: every module is disabled (ATRIUM_SAFE_MODE)');
+    this.presence.start(() => [...[...this.active.values()].map((a) => a.sha256), ...this.preparing]);
     await this.reconcile();
   }
 
@@ -117,9 +137,12 @@ export class SiteModules implements RunningModules {
   async close(): Promise<void> {
     this.closed = true;
     if (this.pollTimer) clearTimeout(this.pollTimer);
+    if (this.jobTimer) clearTimeout(this.jobTimer);
     for (const off of this.offs) off();
     await this.delivering;
+    await this.runningJobs;
     await this.chain;
+    await this.presence.close();
     this.host?.close();
     setMarkdownProvider(null);
     setEventSubscribers(null);
@@ -136,6 +159,18 @@ export class SiteModules implements RunningModules {
         .then(() => this.pollEvents());
     }, EVENT_POLL_MS);
     this.pollTimer.unref();
+  }
+
+  /** Runs due jobs while a running module declares some, polling every 5 s. */
+  private pollJobs(): void {
+    if (this.jobTimer || this.closed || !this.jobs.size) return;
+    this.jobTimer = setTimeout(() => {
+      this.jobTimer = null;
+      this.runningJobs = runDueJobs(this.rt.db, this.host, this.jobs, this.rt.log)
+        .catch((err: unknown) => { this.rt.log.error('module jobs failed', { err: String(err) }); return 0; })
+        .then(() => this.pollJobs());
+    }, JOB_POLL_MS);
+    this.jobTimer.unref();
   }
 
   private readonly provider: MarkdownProvider = {
@@ -174,22 +209,56 @@ export class SiteModules implements RunningModules {
     if (this.closed) return;
     const rows = this.safeMode ? [] : await this.rt.db.select().from(moduleInstall).where(and(eq(moduleInstall.enabled, 1), ne(moduleInstall.sha256, '')));
     const wanted = new Map(rows.map((r) => [r.uid, r]));
-    for (const [uid, a] of this.active) {
-      const w = wanted.get(uid);
-      if (w && w.sha256 === a.sha256 && w.version === a.version) continue;
+    for (const [uid] of this.active) {
+      if (wanted.has(uid)) continue;
       this.host?.unregister(uid);
       this.active.delete(uid);
     }
+    // A new or changed package is unpacked first, and activated once every live instance has it
+    // (or the wait ran out: the instances without it are reported); the running version serves meanwhile.
+    const incoming: { row: typeof moduleInstall.$inferSelect; manifest: Manifest; folders: ReturnType<typeof moduleFolders> }[] = [];
     for (const row of rows) {
-      if (this.active.has(row.uid)) continue;
+      const a = this.active.get(row.uid);
+      if (a && a.sha256 === row.sha256 && a.version === row.version) continue;
       try {
-        this.active.set(row.uid, await this.activate(row));
-        this.reported.delete(row.uid);
+        incoming.push({ row, ...(await this.prepare(row)) });
+        this.preparing.add(row.sha256);
       } catch (err) {
         // Activation that fails leaves the module disabled, with the reason for administrators.
         await this.disable(row.uid, `activation failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    const lacking = await this.presence.waitForAll(incoming.map((i) => i.row.sha256));
+    for (const { row, manifest, folders } of incoming) {
+      this.preparing.delete(row.sha256);
+      this.host?.unregister(row.uid);
+      this.active.delete(row.uid);
+      const hooks = hooksOf(manifest);
+      try {
+        if (manifest.entry.server && hooks.length) {
+          this.hostFor().register({ uid: row.uid, version: row.version, packageDir: folders.packageDir, dataDir: folders.dataDir, serverEntry: manifest.entry.server, hooks });
+        }
+      } catch (err) {
+        await this.disable(row.uid, `activation failed: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
+      this.active.set(row.uid, { uid: row.uid, version: row.version, sha256: row.sha256, manifest, packageDir: folders.packageDir });
+      this.reported.delete(row.uid);
+      const without = lacking.get(row.sha256);
+      if (without) {
+        const reason = `activated after ${ACTIVATION_WAIT_S} s while these instances still lacked the package: ${without.join(', ')}`;
+        this.rt.log.warn('module activated without every instance', { uid: row.uid, version: row.version, without });
+        await this.rt.db.update(moduleInstall).set({ reason: reason.slice(0, 255) }).where(and(eq(moduleInstall.uid, row.uid), eq(moduleInstall.sha256, row.sha256)));
+      }
+    }
+    await this.applySettings();
+    const jobs = new Map<string, readonly ManifestJob[]>();
+    for (const a of this.active.values()) {
+      if (a.manifest.capabilities.includes('jobs') && a.manifest.entry.server && a.manifest.contributes.jobs?.length) jobs.set(a.uid, a.manifest.contributes.jobs);
+    }
+    await syncJobs(this.rt.db, jobs);
+    this.jobs = jobs;
+    this.pollJobs();
     const subscribers = new Map<SiteEvent, string[]>();
     for (const a of this.active.values()) {
       if (!a.manifest.capabilities.includes('events') || !a.manifest.entry.server) continue;
@@ -218,7 +287,17 @@ export class SiteModules implements RunningModules {
     return v ? storedPackage(this.rt, v.packagePath, v.packageSize) : null;
   }
 
-  private async activate(row: typeof moduleInstall.$inferSelect): Promise<ActiveModule> {
+  /** The settings of the running modules, read again on every reconcile (a change is a bus message). */
+  private async applySettings(): Promise<void> {
+    const host = this.host;
+    if (!host) return;
+    const configured = [...this.active.values()].filter((a) => a.manifest.contributes.settings?.length);
+    const stored = await storedSettings(this.rt.db, configured.map((a) => a.uid));
+    for (const a of configured) host.configure(a.uid, effectiveSettings(a.manifest, stored.get(a.uid) ?? {}));
+  }
+
+  /** Unpacks a package (checked against its pinned sha256) unless this instance has it; its manifest and folders. */
+  private async prepare(row: typeof moduleInstall.$inferSelect): Promise<{ manifest: Manifest; folders: ReturnType<typeof moduleFolders> }> {
     const folders = moduleFolders(this.rt.config.dataDir, row.uid, row.version, row.sha256);
     if (!existsSync(join(folders.packageDir, MANIFEST_FILE))) {
       const source = await this.packageOf(row);
@@ -230,10 +309,6 @@ export class SiteModules implements RunningModules {
     }
     const manifest = Manifest.parse(JSON.parse(await readFile(join(folders.packageDir, MANIFEST_FILE), 'utf8')));
     if (manifest.uid !== row.uid || manifest.version !== row.version) throw new Error(`the package is ${manifest.uid} ${manifest.version}`);
-    const hooks = hooksOf(manifest);
-    if (manifest.entry.server && hooks.length) {
-      this.hostFor().register({ uid: row.uid, version: row.version, packageDir: folders.packageDir, dataDir: folders.dataDir, serverEntry: manifest.entry.server, hooks });
-    }
-    return { uid: row.uid, version: row.version, sha256: row.sha256, manifest, packageDir: folders.packageDir };
+    return { manifest, folders };
   }
 }

@@ -44,6 +44,17 @@ export const ModuleStepInput = z.object({
   version: z.string().trim().max(20).regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/).optional(),
 }).strict();
 
+/**
+ * An installed module's settings from the console: `values` by setting key (checked against the
+ * manifest by the service); a secret sent empty keeps the one set, `clear` removes secrets (a list,
+ * or the console's comma-joined checkboxes).
+ */
+export const ModuleSettingsInput = z.object({
+  uid,
+  values: z.record(z.string().max(40), z.union([z.string().max(20_000), z.number(), z.boolean()])).default({}),
+  clear: z.union([z.array(z.string().max(40)).max(100), z.string().max(4100).transform((v) => (v ? v.split(',') : []))]).optional(),
+}).strict();
+
 export const PageInput = z.object({ page: z.coerce.number().int().min(1).max(10_000).default(1) });
 
 /** `GET /api/market/remote/package`: a version is named (what the list signed). */

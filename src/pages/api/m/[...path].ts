@@ -33,7 +33,7 @@ export const ALL = api(async (ctx) => {
   const body = method === 'GET' ? null : await readRaw(ctx);
   const query = Object.fromEntries(ctx.url.searchParams);
   try {
-    const res = await host.call(uid, 'route', [{ method, path, query, body, memberId }]);
+    const res = await host.call(uid, 'route', [{ method, path, query, body, memberId }], { locale: apiLocale });
     if (res.status < 400) return ok(res.body);
     return envelope({ code: 0, msg: translateAny(apiLocale, 'modules.route.refused', { uid }), data: res.body }, res.status);
   } catch (err) {

@@ -8,3 +8,4 @@ export * from './md';
 export * from './admin';
 export * from './chat';
 export * from './module-kv';
+export * from './module-runtime';

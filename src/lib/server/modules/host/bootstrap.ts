@@ -6,13 +6,22 @@ import { join } from 'node:path';
 // the parent's calls and forwards the module's store operations. Kept as plain JavaScript text
 // (not a file next to this one) so it survives the server bundle: the host writes it into its
 // runtime folder, and Node lets a process read its own entry file under --permission, so the
-// module's read allow-list stays its package and data folders. argv: entry path, uid, version.
+// module's read allow-list stays its package and data folders. argv: entry path, uid, version,
+// manifest path (its `contributes.i18n` strings are `ctx.t`).
 // Protocol (structured clone over IPC):
-//   parent → child  {t:'call', id, method, args}        child → parent {t:'result', id, ok, value | error}
+//   parent → child  {t:'call', id, method, args, env: {settings, locale}}
+//   child → parent  {t:'result', id, ok, value | error}
 //   child → parent  {t:'kv', id, op, key?, value?, prefix?}  parent → child {t:'kv-reply', id, ok, value | error}
 //   child → parent  {t:'ready', hooks, routes} once loaded, or {t:'load-error', message} before exiting.
-export const BOOTSTRAP_SOURCE = String.raw`import { pathToFileURL } from 'node:url';
-const [entry, uid, version] = process.argv.slice(2);
+export const BOOTSTRAP_SOURCE = String.raw`import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const [entry, uid, version, manifestFile] = process.argv.slice(2);
+let strings = {};
+try { strings = JSON.parse(readFileSync(manifestFile, 'utf8')).contributes?.i18n ?? {}; } catch { strings = {}; }
+const translate = (locale) => (key, values) => {
+  const text = (strings[locale] && Object.hasOwn(strings[locale], key) ? strings[locale][key] : null) ?? (strings.en && Object.hasOwn(strings.en, key) ? strings.en[key] : key);
+  return values ? String(text).replace(/\{(\w+)\}/g, (m, k) => (Object.hasOwn(values, k) ? String(values[k]) : m)) : String(text);
+};
 const send = (m) => { try { process.send(m); return true; } catch { return false; } };
 const messageOf = (e) => String((e && typeof e === 'object' && 'message' in e) ? e.message : e).slice(0, 2000);
 const kvPending = new Map();
@@ -31,25 +40,36 @@ const store = Object.freeze({
   list: (prefix = '') => kv('list', { prefix }),
 });
 let def = null;
-async function run(method, args) {
+// A render's context names its own language (the document's).
+const withRender = (ctx, rc) => {
+  const locale = rc && typeof rc.locale === 'string' ? rc.locale : ctx.locale;
+  return { ...rc, ...ctx, locale, t: translate(locale) };
+};
+async function run(method, args, env) {
   const hooks = (def && def.hooks) || {};
-  const ctx = { uid, version, store };
+  const locale = env && typeof env.locale === 'string' ? env.locale : 'zh-cn';
+  const ctx = { uid, version, store, settings: Object.freeze({ ...(env && env.settings) }), locale, t: translate(locale) };
   if (method === 'render') {
     if (typeof hooks.render !== 'function') throw new Error('the module has no render hook');
-    const out = await hooks.render(args[0], { ...args[1], ...ctx });
+    const out = await hooks.render(args[0], withRender(ctx, args[1]));
     if (typeof out !== 'string') throw new TypeError('render must return a string');
     return out;
   }
   if (method === 'markdown') {
     if (typeof hooks.markdown !== 'function') throw new Error('the module has no markdown hook');
     const items = args[0];
-    const out = await hooks.markdown(items, { ...args[1], ...ctx });
+    const out = await hooks.markdown(items, withRender(ctx, args[1]));
     if (!Array.isArray(out) || out.length !== items.length || !out.every((x) => typeof x === 'string')) throw new TypeError('markdown must return one string per item');
     return out;
   }
   if (method === 'onEvent') {
     if (typeof hooks.onEvent !== 'function') throw new Error('the module has no onEvent hook');
     await hooks.onEvent(args[0], args[1], ctx);
+    return null;
+  }
+  if (method === 'onJob') {
+    if (typeof hooks.onJob !== 'function') throw new Error('the module has no onJob hook');
+    await hooks.onJob(args[0], ctx);
     return null;
   }
   if (method === 'route') {
@@ -66,7 +86,7 @@ async function run(method, args) {
 process.on('message', (m) => {
   if (!m || typeof m !== 'object') return;
   if (m.t === 'call') {
-    run(m.method, m.args).then(
+    run(m.method, m.args, m.env).then(
       (value) => { if (!send({ t: 'result', id: m.id, ok: true, value })) send({ t: 'result', id: m.id, ok: false, error: 'the result cannot be sent to the site (not structured-cloneable)' }); },
       (e) => { send({ t: 'result', id: m.id, ok: false, error: messageOf(e) }); },
     );

@@ -9,6 +9,7 @@ import {
   type HostedModule,
   type HostMethod,
   type HostMethods,
+  type JsonValue,
   type KvBackend,
   type ModuleStatus,
 } from './types';
@@ -52,16 +53,21 @@ interface Entry {
 }
 
 const UID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** The site's default language (i18n/types.ts), for calls no request made (events, jobs). */
+const DEFAULT_CALL_LOCALE = 'zh-cn';
 
 const RESULT_OK: { [M in HostMethod]: (v: unknown) => boolean } = {
   render: (v) => typeof v === 'string',
   markdown: (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'),
   onEvent: (v) => v === null,
   route: (v) => typeof v === 'object' && v !== null && Number.isInteger((v as { status?: unknown }).status) && 'body' in v,
+  onJob: (v) => v === null,
 };
 
 export class ModuleHost {
   private readonly entries = new Map<string, Entry>();
+  /** Each module's settings (defaults filled in), sent with every call; kept across re-registration. */
+  private readonly settings = new Map<string, Record<string, JsonValue>>();
   private readonly readyProcs = new WeakSet<ModuleProcess>();
   private readonly o: Required<Omit<ModuleHostOptions, 'runtimeDir' | 'onDisabled'>> & Pick<ModuleHostOptions, 'onDisabled'>;
   private readonly runtimeDir: string | undefined;
@@ -114,12 +120,20 @@ export class ModuleHost {
     this.entries.delete(uid);
   }
 
-  /** Calls `method` in the module's host, starting it if needed. Rejects with a ModuleCallError. */
+  /** Sets the settings a module's calls carry from now on (`ctx.settings`); no process is started. */
+  configure(uid: string, settings: Record<string, JsonValue>): void {
+    this.settings.set(uid, settings);
+  }
+
+  /**
+   * Calls `method` in the module's host, starting it if needed. Rejects with a ModuleCallError.
+   * `locale` is the language of the request (`ctx.locale`, `ctx.t`), the site's default otherwise.
+   */
   async call<M extends HostMethod>(
     uid: string,
     method: M,
     args: HostMethods[M]['args'],
-    opts: { timeoutMs?: number } = {},
+    opts: { timeoutMs?: number; locale?: string } = {},
   ): Promise<HostMethods[M]['result']> {
     const e = this.entries.get(uid);
     if (!e) throw new ModuleCallError('unknown-module', uid, `no module ${uid} is registered`);
@@ -130,7 +144,8 @@ export class ModuleHost {
     e.idleTimer = null;
     try {
       await proc.ready;
-      const value = await proc.call(method, args, opts.timeoutMs ?? this.o.callTimeoutMs);
+      const env = { settings: this.settings.get(uid) ?? {}, locale: opts.locale ?? DEFAULT_CALL_LOCALE };
+      const value = await proc.call(method, args, opts.timeoutMs ?? this.o.callTimeoutMs, env);
       // The bootstrap checks these too, but module code can write to the IPC channel itself.
       if (!RESULT_OK[method](value)) throw new ModuleCallError('threw', uid, `${method} answered with a result of the wrong shape`);
       return value as HostMethods[M]['result'];

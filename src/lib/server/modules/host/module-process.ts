@@ -1,7 +1,7 @@
 import { fork, type ChildProcess, type Serializable } from 'node:child_process';
 import { join } from 'node:path';
 import { KvError } from './kv';
-import { ModuleCallError, type HostedModule, type KvRequest } from './types';
+import { ModuleCallError, type CallEnv, type HostedModule, type KvRequest } from './types';
 
 export interface ModuleProcessOptions {
   module: HostedModule;
@@ -59,7 +59,7 @@ export class ModuleProcess {
     const m = opts.module;
     // A clean environment: the site's secrets (DATABASE_URL, keys) live in its env, and the
     // permission model does not hide process.env. The parent's execArgv is not inherited either.
-    this.child = fork(opts.bootstrapFile, [join(m.packageDir, m.serverEntry), m.uid, m.version], {
+    this.child = fork(opts.bootstrapFile, [join(m.packageDir, m.serverEntry), m.uid, m.version, join(m.packageDir, 'atrium.json')], {
       execPath: opts.execPath,
       execArgv: hostExecArgv(m, opts.maxOldSpaceMb),
       cwd: m.dataDir,
@@ -103,7 +103,7 @@ export class ModuleProcess {
   }
 
   /** Sends one call; rejects with a ModuleCallError. A timeout kills the process (a loop blocks it). */
-  call(method: string, args: unknown[], timeoutMs: number): Promise<unknown> {
+  call(method: string, args: unknown[], timeoutMs: number, env: CallEnv = { settings: {}, locale: 'zh-cn' }): Promise<unknown> {
     const uid = this.opts.module.uid;
     if (this.exited) return Promise.reject(new ModuleCallError('crashed', uid, this.exitReason()));
     const id = ++this.seq;
@@ -115,7 +115,7 @@ export class ModuleProcess {
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       try {
-        this.child.send({ t: 'call', id, method, args });
+        this.child.send({ t: 'call', id, method, args, env });
       } catch (e) {
         clearTimeout(timer);
         this.pending.delete(id);

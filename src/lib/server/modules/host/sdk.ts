@@ -22,6 +22,16 @@ export interface ModuleContext {
   uid: string;
   version: string;
   store: ModuleStore;
+  /**
+   * The module's settings (`contributes.settings`) as the administrator set them, each key present
+   * (the manifest's default when never set; a secret never set is ""). Read-only; a change reaches
+   * the next call on every instance.
+   */
+  settings: Readonly<Record<string, JsonValue>>;
+  /** The language of the request (`zh-cn` or `en`); the site's default for events and jobs. */
+  locale: string;
+  /** The module's string `key` (`contributes.i18n`) in `locale` (English, then the key, when missing), `{name}` filled from `values`. */
+  t(key: string, values?: Record<string, string | number>): string;
 }
 
 export interface ModuleHooks {
@@ -36,6 +46,12 @@ export interface ModuleHooks {
   markdown?(items: MarkdownItem[], ctx: RenderContext & ModuleContext): string[] | Promise<string[]>;
   /** A site event delivered after commit (post created, order paid…). */
   onEvent?(name: string, payload: unknown, ctx: ModuleContext): void | Promise<void>;
+  /**
+   * A scheduled job (`contributes.jobs`) is due: run once per interval across all of the site's
+   * instances, within the job's timeout. Throwing records the failure for administrators; the job
+   * runs again at its next interval.
+   */
+  onJob?(name: string, ctx: ModuleContext): void | Promise<void>;
 }
 
 /** Routes under `/api/m/{uid}`, keyed `"GET /path"`; a result without status answers 200. */

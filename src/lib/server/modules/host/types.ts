@@ -3,7 +3,7 @@
 // parent side (host.ts, module-process.ts) and described for module authors in sdk.ts.
 
 /** The hooks a module can declare; a call to an undeclared one is refused without starting a process. */
-export type HookName = 'render' | 'markdown' | 'onEvent' | 'route';
+export type HookName = 'render' | 'markdown' | 'onEvent' | 'route' | 'onJob';
 
 /** What the host needs to run one module (the manifest and installer produce it). */
 export interface HostedModule {
@@ -59,6 +59,17 @@ export interface HostMethods {
   markdown: { args: [items: MarkdownItem[], ctx: RenderContext]; result: string[] };
   onEvent: { args: [name: string, payload: unknown]; result: null };
   route: { args: [req: RouteRequest]; result: RouteResponse };
+  /** A scheduled job's run (`contributes.jobs`), claimed once across the site's instances. */
+  onJob: { args: [name: string]; result: null };
+}
+
+/**
+ * What travels with every call besides its arguments: the module's settings as the administrator
+ * set them (defaults filled in) and the language of the request, or the site's for events and jobs.
+ */
+export interface CallEnv {
+  settings: Record<string, JsonValue>;
+  locale: string;
 }
 export type HostMethod = keyof HostMethods;
 
