@@ -186,6 +186,9 @@ const PAGES: { name: string; roles: Role[]; path: (w: World) => string; editor?:
   { name: 'private messages', roles: ['member'], path: () => '/user/messageCenter?tab=private' },
   ...['dashboard', 'members', 'groups', 'settings', 'notices', 'reports', 'books', 'market', 'finance', 'modules', 'audit'].map((p) => (
     { name: `admin ${p}`, roles: ['admin'] as Role[], path: () => `/admin/${p}` })),
+  // Site modules, connecting to another Atrium's market: the key's fingerprint to confirm and the
+  // token form (the market read is this e2e site's own, at the address the browser uses).
+  { name: 'admin modules remote market key', roles: ['admin'], path: () => `/admin/modules?market=${encodeURIComponent(`http://127.0.0.1:${process.env.E2E_PORT ?? 4399}`)}` },
   { name: 'admin member', roles: ['admin'], path: (w) => `/admin/members/${w.memberId}`, dialogs: [{
     name: 'confirm administrator', role: 'admin', open: async (page) => {
       const group = page.locator('select[name="group_id"]');

@@ -113,7 +113,7 @@ test.describe('forms that write', () => {
     const marker = `typed${suffix}`;
     const seen: string[] = [];
     const paths = [`/ask/info/${postId}`, '/ask/post', '/user/account/profile', '/user/account/changePassword', '/user/account/invoice',
-      '/user/developer/verif', '/user/messageCenter', '/chat', '/modules/sample-paid-module', '/user/login?type=register'];
+      '/user/developer/verif', '/user/messageCenter', '/chat', '/modules/webhook', '/user/login?type=register'];
     for (const path of paths) {
       if (path.startsWith('/user/login')) await page.context().clearCookies();
       const urls = trackUrls(page);

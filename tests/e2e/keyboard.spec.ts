@@ -230,7 +230,7 @@ test.describe('focus is never hidden under the header, the upload panel or a not
       const hidden: string[] = [];
       const visitor = await browser.newContext({ viewport: width.viewport, locale: 'zh-CN' });
       const page = await visitor.newPage();
-      const pages = ['/', '/ask', `/ask/info/${post}`, '/md/guide/install', '/modules', '/modules/sample-paid-module', '/chat', '/user/login'];
+      const pages = ['/', '/ask', `/ask/info/${post}`, '/md/guide/install', '/modules', '/modules/webhook', '/chat', '/user/login'];
       for (const path of pages) {
         await open(page, path);
         const found = [...await walk(page, 45, false), ...await walk(page, 45, true)];

@@ -1,7 +1,7 @@
 // One language per page: every page type rendered in English shows no Chinese outside what members
 // wrote (marked `data-user-content`, or in an element with its own `lang`, like the language
 // switch), and rendered in Chinese shows no sentence of the English interface. Run as a member over
-// the demo content (posts in both languages, the sample module, the guide in two translations).
+// the demo content (posts in both languages, the demo's modules math and webhook, the guide in two translations).
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL): the demo seed and the test share its database.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -63,7 +63,7 @@ test('every page type speaks one language, in English and in Chinese', async ({ 
   await page.goto('/user/account/signIn');
   const paths = [
     '/', '/ask', `/ask/info/${post!.id}`, '/ask/lists/category/1', `/ask/lists/user/${author!.id}`, '/ask/search/pglite', '/ask/post',
-    '/md', '/md/guide/install', '/md/search?q=install', '/modules', '/modules/sample-paid-module', '/modules/editor', '/chat',
+    '/md', '/md/guide/install', '/md/search?q=install', '/modules', '/modules/webhook', '/modules/editor', '/chat',
     `/user/card/${me!.id}`, '/user/account/overview', '/user/account/profile', '/user/account/balance', '/user/account/integral',
     '/user/account/signIn', '/user/account/moduleOrders', '/user/developer/verif', '/user/messageCenter', '/no-such-page',
   ];

@@ -84,6 +84,9 @@ export const SAMPLES: Samples = {
   '/api/admin/modules': { GET: q({}), POST: b({ uid: 'editor', install: 1 }) },
   '/api/admin/noticeStatus': { POST: (fx) => ({ body: { id: fx.noticeId, status: 1 } }) },
   '/api/admin/notices': { GET: q({}), POST: (_fx, a) => ({ body: { title: `Notice by ${a}`, content: 'Body' } }) },
+  // Nothing is connected on the matrix's site: a disconnect or an install past the check is refused.
+  '/api/admin/remoteMarkets': { GET: q({}), POST: b({ action: 'disconnect', id: 999_999 }) },
+  '/api/admin/remoteModules': { GET: q({}), POST: b({ uid: 'nosuchmodule' }) },
   '/api/admin/reports': { GET: q({}), POST: (fx, a) => ({ body: { id: fx.reportOf[a], action: 'dismiss' } }) },
   '/api/admin/settings': { GET: q({}), POST: b({ values: { site_name: 'Atrium' } }) },
   '/api/admin/testMail': { POST: b({ to: 'ops@example.com' }) },

@@ -312,32 +312,47 @@ describe('purchase consistency under concurrency', () => {
 });
 
 describe('the demo seed', () => {
-  it('adds one sample paid module, said to be a sample, that can be bought and downloaded; twice is once', async () => {
+  it('publishes math free and webhook paid (a module that runs): webhook is bought, downloaded and installed; twice is once', async () => {
     const lines = await seedMarketDemo(rt);
-    expect(lines[0]).toBe('demo: sample paid module sample-paid-module');
-    expect(lines[1]).toMatch(/^demo: free module math \d+\.\d+\.\d+ \(sha256 [0-9a-f]{64}\)$/);
+    expect(lines).toEqual([
+      expect.stringMatching(/^demo: free module math \d+\.\d+\.\d+ \(sha256 [0-9a-f]{64}\)$/),
+      expect.stringMatching(/^demo: paid module webhook \d+\.\d+\.\d+ \(sha256 [0-9a-f]{64}\)$/),
+    ]);
     expect(await seedMarketDemo(rt)).toEqual([]);
-    const [m] = await rt.db.select().from(module).where(eq(module.uid, 'sample-paid-module'));
-    // Said to be a sample in each language, once per language (not both joined).
-    expect(m).toMatchObject({ name: '示例付费模块', nameEn: 'Sample paid module' });
-    expect(m!.summary).toContain('【演示】');
-    expect(m!.summary).not.toMatch(/[A-Za-z]{4}/);
-    expect(m!.summaryEn).toMatch(/^A sample/);
-    expect(m!.descriptionEnHtml).toContain('<strong>sample module</strong>');
-    // A site seeded before the split gets the text of each language on the next seed.
-    await rt.db.update(module).set({ name: '示例付费模块 · Sample paid module', nameEn: '' }).where(eq(module.id, m!.id));
-    expect(await seedMarketDemo(rt)).toEqual(['demo: sample module sample-paid-module written per language']);
-    const [fixed] = await rt.db.select().from(module).where(eq(module.id, m!.id));
-    expect(fixed).toMatchObject({ name: '示例付费模块', nameEn: 'Sample paid module' });
-    const bought = await call('buyer', '/api/modules/buy', { uid: 'sample-paid-module', pay_type: 'score', nonce: nonce() });
+    // No README-only sample any more: the paid module of the demo is one a site can run.
+    expect(await rt.db.select().from(module).where(eq(module.uid, 'sample-paid-module'))).toEqual([]);
+    const [m] = await rt.db.select().from(module).where(eq(module.uid, 'webhook'));
+    expect(m).toMatchObject({ name: '新帖 Webhook', nameEn: 'New-post webhook', price: 100, scorePrice: 10, status: 'published', siteModule: 1, developerId: 0 });
+    expect(m!.summary).not.toMatch(/[A-Za-z]{8}/);
+    expect(m!.summaryEn).toMatch(/^POSTs each new post and reply/);
+    // Not bought: the administrator is asked to buy it before installing.
+    expect(await call('admin', '/api/modules/install', { uid: 'webhook' })).toMatchObject({ code: 0, msg: 'Please buy this module first' });
+    const bought = await call('buyer', '/api/modules/buy', { uid: 'webhook', pay_type: 'score', nonce: nonce() });
     expect(bought.code, bought.msg).toBe(1);
-    const zip = await raw(srv.url, '/api/modules/download?uid=sample-paid-module', { headers: as('buyer') });
+    const zip = await raw(srv.url, '/api/modules/download?uid=webhook', { headers: as('buyer') });
     expect(zip.status).toBe(200);
-    expect(zip.text).toContain('This package comes from Atrium\'s demo seed');
+    const [v] = await rt.db.select().from(moduleVersion).where(eq(moduleVersion.moduleId, m!.id));
+    expect(createHash('sha256').update(zip.body).digest('hex')).toBe(v!.reviewedSha256);
+    // Bought by the administrator, it installs on this site from the same package.
+    await adjustScore(rt.db, people.admin!.row.id, 10, 'top-up');
+    expect((await call('admin', '/api/modules/buy', { uid: 'webhook', pay_type: 'score', nonce: nonce() })).code).toBe(1);
+    expect(await call('admin', '/api/modules/install', { uid: 'webhook' })).toMatchObject({ code: 1, data: { version: v!.version } });
+    expect(await rt.db.select({ uid: moduleInstall.uid, sha256: moduleInstall.sha256 }).from(moduleInstall).where(eq(moduleInstall.uid, 'webhook'))).toEqual([{ uid: 'webhook', sha256: v!.reviewedSha256 }]);
+    await call('admin', '/api/modules/lifecycle', { uid: 'webhook', action: 'uninstall' });
+  });
+
+  it('takes the README-only sample of older demo seeds off the market, keeping its orders', async () => {
+    const id = await makeModule(rt.db, rt, { uid: 'sample-paid-module', developerId: 0, price: 100, scorePrice: 10 });
+    expect((await call('buyer', '/api/modules/buy', { uid: 'sample-paid-module', pay_type: 'score', nonce: nonce() })).code).toBe(1);
+    expect(await seedMarketDemo(rt)).toEqual(['demo: the README-only sample-paid-module delisted (webhook is the paid sample now)']);
+    const [m] = await rt.db.select({ status: module.status }).from(module).where(eq(module.id, id));
+    expect(m!.status).toBe('delisted');
+    expect(await rt.db.select({ id: moduleOrder.id }).from(moduleOrder).where(eq(moduleOrder.moduleId, id))).toHaveLength(1);
+    expect(await seedMarketDemo(rt)).toEqual([]);
   });
 
   it('publishes math free, its package built from modules/math, stored like an upload and pinned as reviewed, so a site can install it at once', async () => {
-    // The first test seeded it (the build made dist/modules/math-1.0.0.zip, or the seed built it).
+    // The first test of this block seeded it (the build made dist/modules/math-1.0.0.zip, or the seed built it).
     const built = readFileSync(join(ROOT, 'dist', 'modules', 'math-1.0.0.zip'));
     const sha256 = createHash('sha256').update(built).digest('hex');
     const [m] = await rt.db.select().from(module).where(eq(module.uid, 'math'));

@@ -5,8 +5,6 @@
 // controls, which can swap the package's bytes or re-sign nothing: a package that is not the signed
 // one, a signature the pinned key does not verify, a key that changed since connecting are refused.
 import { generateKeyPairSync, createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/lib/server/account/users';
@@ -17,6 +15,7 @@ import { canonicalJson, keyFingerprint } from '../../src/lib/server/market/remot
 import { installModule } from '../../src/lib/server/modules/installs';
 import { runCommand } from '../../src/server/cli';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
+import { startMarketRelay, type MarketRelay } from '../helpers/market-relay';
 import { loginAs } from '../helpers/members';
 import { modulePackage } from '../helpers/module-package';
 import { postJson, raw } from '../helpers/server';
@@ -27,7 +26,7 @@ type Env<T = Record<string, unknown>> = { code: number; msg: string; data: T };
 
 let a: InProcessServer;
 let b: InProcessServer;
-let relay: Server;
+let relay: MarketRelay;
 let relayUrl = '';
 /** What the relay does to A's answers: pass them on, swap the package's bytes, or change the signed sha256 in the list. */
 let mode: 'pass' | 'swap-bytes' | 'swap-list' = 'pass';
@@ -63,24 +62,17 @@ beforeAll(async () => {
   b = await startInProcess();
   await installModule(b.runtime.db, 'editor');
 
-  relay = createServer((req, res) => {
-    void (async () => {
-      const upstream = await fetch(`${a.url}${req.url}`, { headers: { authorization: req.headers.authorization ?? '', accept: req.headers.accept ?? '*/*', 'think-lang': String(req.headers['think-lang'] ?? '') } });
-      let body: Buffer = Buffer.from(await upstream.arrayBuffer());
-      const type = upstream.headers.get('content-type') ?? 'application/octet-stream';
-      if (mode === 'swap-bytes' && req.url?.startsWith('/api/market/remote/package')) body = fake;
-      if (mode === 'swap-list' && req.url?.startsWith('/api/market/remote/list')) {
-        const env = JSON.parse(body.toString()) as Env<{ modules: { uid: string; versions: { sha256: string }[] }[] }>;
-        for (const m of env.data.modules) for (const v of m.versions) v.sha256 = fakeSha;
-        body = Buffer.from(JSON.stringify(env));
-      }
-      if (mode === 'swap-list' && req.url?.startsWith('/api/market/remote/package')) body = fake;
-      res.writeHead(upstream.status, { 'content-type': type, 'content-length': String(body.length) });
-      res.end(body);
-    })().catch(() => { res.writeHead(502); res.end(); });
+  relay = await startMarketRelay(() => a.url, (path, body) => {
+    if (mode === 'swap-bytes' && path.startsWith('/api/market/remote/package')) return fake;
+    if (mode === 'swap-list' && path.startsWith('/api/market/remote/list')) {
+      const env = JSON.parse(body.toString()) as Env<{ modules: { uid: string; versions: { sha256: string }[] }[] }>;
+      for (const m of env.data.modules) for (const v of m.versions) v.sha256 = fakeSha;
+      return Buffer.from(JSON.stringify(env));
+    }
+    if (mode === 'swap-list' && path.startsWith('/api/market/remote/package')) return fake;
+    return body;
   });
-  await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
-  relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  relayUrl = relay.url;
 }, scaled(180_000));
 
 afterAll(async () => {

@@ -82,13 +82,15 @@ const summary = (row: InstalledRow | null): string => (row ? `${row.version}${ro
 
 /**
  * Picks the version to install: the one asked for, or the newest the actor may have (a paid module
- * needs a paid order whose updates cover the version; the CLI, acting for the operator, skips that).
+ * needs a paid order whose updates cover the version; the CLI, acting for the operator, skips that,
+ * and so does a module from another market, whose token's member was authorised there).
  */
 async function chooseVersion(rt: Rt, uid: string, actor: Actor, version?: string): Promise<InstallableVersion> {
   const listed = await publishedVersions(rt, uid);
   if (!listed) throw new AppError('market.notFound');
   let candidates = listed.versions;
-  if (actor.id !== 0) {
+  // A module from another market was authorised there (the token's member may have it): no order here.
+  if (actor.id !== 0 && !(await fromRemote(rt, uid))) {
     const grant = await authoriseDownload(rt.db, { userId: actor.id, uid, version, reviewer: false });
     candidates = candidates.filter((v) => compareVersions(v.version, grant.version) <= 0);
   }

@@ -9,7 +9,7 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import { module, moduleRemote, moduleRemoteSource, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
@@ -69,7 +69,7 @@ async function call(url: string, path: string, token: string | null, kind: 'json
 }
 
 /** The key the market serves now, checked to be an ed25519 key whose fingerprint is what it says. */
-async function servedKey(url: string): Promise<{ publicKey: string; fingerprint: string }> {
+export async function servedKey(url: string): Promise<{ publicKey: string; fingerprint: string }> {
   const data = (await call(url, '/api/market/key', null, 'json')) as { publicKey?: unknown; fingerprint?: unknown } | null;
   const publicKey = typeof data?.publicKey === 'string' ? data.publicKey : '';
   // A key that verifies nothing is no key: check it parses as ed25519 SPKI.
@@ -85,7 +85,7 @@ function isEd25519(publicKey: string): boolean {
   }
 }
 
-async function fetchList(remote: Pick<RemoteRow, 'url' | 'token'>): Promise<RemoteModule[]> {
+export async function fetchList(remote: Pick<RemoteRow, 'url' | 'token'>): Promise<RemoteModule[]> {
   const data = (await call(remote.url, '/api/market/remote/list', remote.token, 'json')) as { modules?: unknown } | null;
   if (!Array.isArray(data?.modules)) throw new AppError('market.remote.unreachable', { values: { url: remote.url, reason: 'no module list' } });
   return data.modules as RemoteModule[];
@@ -108,8 +108,21 @@ export async function connectRemote(rt: Rt, input: { url: string; token: string;
   return { remote: remote!, modules };
 }
 
+/** The markets this site is connected to (a disconnected one keeps its row without a token). */
 export async function remotes(rt: Pick<Rt, 'db'>): Promise<RemoteRow[]> {
-  return rt.db.select().from(moduleRemote).orderBy(moduleRemote.id);
+  return rt.db.select().from(moduleRemote).where(ne(moduleRemote.token, '')).orderBy(moduleRemote.id);
+}
+
+/**
+ * Disconnects a market: its token is forgotten (nothing more is listed or installed from it), the
+ * modules installed from it keep running from this site's copy. The row stays so that connecting
+ * the same market again (pinning the key shown then) takes their upgrades from it again.
+ */
+export async function disconnectRemote(rt: Pick<Rt, 'db'>, id: number, actor: Actor = CLI_ACTOR): Promise<RemoteRow> {
+  const [gone] = await rt.db.update(moduleRemote).set({ token: '' }).where(and(eq(moduleRemote.id, id), ne(moduleRemote.token, ''))).returning();
+  if (!gone) throw new AppError('market.remote.notConnected');
+  await recordAction(rt.db, actor, 'module:remote:disconnect', gone.url, `key ${gone.fingerprint}`, '');
+  return gone;
 }
 
 /** What each connected market offers this site's token. */

@@ -65,3 +65,24 @@ export const ApiTokenInput = z.discriminatedUnion('action', [
   z.object({ action: z.literal('create'), name: z.string().trim().min(1, { error: 'market.remote.tokenName' }).max(60, { error: 'market.remote.tokenName' }) }).strict(),
   z.object({ action: z.literal('revoke'), id: z.coerce.number().int().min(1).max(2_147_483_647) }).strict(),
 ]);
+
+const marketUrl = z.string({ error: 'market.remote.badUrl' }).trim().min(1, { error: 'market.remote.badUrl' }).max(255, { error: 'market.remote.badUrl' });
+
+/**
+ * The console's remote markets (`POST /api/admin/remoteMarkets`): read a market's key fingerprint
+ * (nothing stored), connect with a member's token pinning the fingerprint the administrator saw,
+ * or disconnect one.
+ */
+export const RemoteMarketInput = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('key'), url: marketUrl }).strict(),
+  z.object({
+    action: z.literal('connect'),
+    url: marketUrl,
+    token: z.string({ error: 'market.remote.tokenField' }).trim().min(1, { error: 'market.remote.tokenField' }).max(128, { error: 'market.remote.tokenField' }),
+    fingerprint: z.string({ error: 'market.remote.fingerprintField' }).trim().toLowerCase().regex(/^[0-9a-f]{64}$/, { error: 'market.remote.fingerprintField' }),
+  }).strict(),
+  z.object({ action: z.literal('disconnect'), id: z.coerce.number().int().min(1).max(INT_MAX) }).strict(),
+]);
+
+/** Install or upgrade a module from a connected market (`POST /api/admin/remoteModules`): the newest offered, or `version`. */
+export const RemoteInstallInput = z.object({ uid, version: z.string().trim().regex(SEMVER, { error: 'market.noPackage' }).optional() }).strict();
