@@ -22,7 +22,7 @@ declare namespace App {
     /** Filled by the `user-mount` route middleware on /user pages. */
     memberCenter?: import('./lib/server/route-middleware').MemberCenter;
     /** Set by a page whose HTML is the same for every visitor: tags that invalidate it. */
-    cacheTags: string[] | null;
+    cacheTags: import('./lib/server/cache-tags').CacheTag[] | null;
   }
 }
 

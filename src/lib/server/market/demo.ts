@@ -13,6 +13,8 @@ import { FIRST_PARTY } from './seed';
 import { storedZip } from './zip';
 import { inspectPackage } from '../modules/inspect';
 import { MANIFEST_FILE } from '../modules/manifest';
+import { touched } from '../write-scope';
+import { marketArea } from './cache-tags';
 
 const SAMPLE = {
   uid: 'sample-paid-module',
@@ -70,7 +72,9 @@ async function storeDemoPackage(runtime: Pick<Runtime, 'config'>, zip: Buffer): 
 }
 
 export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
-  return [...(await seedSample(runtime)), ...(await seedMath(runtime)), ...(await seedWebhook(runtime))];
+  const done = [...(await seedSample(runtime)), ...(await seedMath(runtime)), ...(await seedWebhook(runtime))];
+  if (done.length) touched(marketArea);
+  return done;
 }
 
 async function seedSample(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
