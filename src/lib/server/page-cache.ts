@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { tagsMeet, type CacheTag } from './cache-tags';
 import { compressAll } from './compress';
 import type { Invalidation } from './invalidation';
@@ -20,15 +21,14 @@ export interface CachedPage {
  * (write-scope.ts).
  */
 export class PageCache {
-  readonly #entries = new Map<string, CachedPage & { bytes: number }>();
-  #bytes = 0;
+  /** Least recently used first out once the bytes would pass `maxBytes`. */
+  readonly #entries: LRUCache<string, CachedPage & { bytes: number }>;
   /** Bumped by every invalidation: a render that began before one must not store its result. */
   #generation = 0;
-  /** The last key of #entries (most recently used): a hit on it needs no reordering. */
-  #newest: string | null = null;
   readonly #unsubscribe: () => void;
 
   constructor(private readonly maxBytes: number, private readonly invalidation: Invalidation) {
+    this.#entries = new LRUCache({ maxSize: Math.max(1, maxBytes), sizeCalculation: (entry) => Math.max(1, entry.bytes) });
     this.#unsubscribe = invalidation.listen((tags) => this.#drop(tags));
   }
 
@@ -42,7 +42,7 @@ export class PageCache {
 
   /** Bytes held: each page's body with its brotli and gzip copies (at most PAGE_CACHE_MB). */
   get bytes(): number {
-    return this.#bytes;
+    return this.#entries.calculatedSize;
   }
 
   get size(): number {
@@ -50,32 +50,17 @@ export class PageCache {
   }
 
   get(key: string): CachedPage | undefined {
-    const entry = this.#entries.get(key);
-    if (entry && key !== this.#newest) {
-      // Map keeps insertion order: re-inserting marks the entry as recently used.
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-      this.#newest = key;
-    }
-    return entry;
+    return this.#entries.get(key);
   }
 
   /** Stores a rendered page unless the cache was invalidated since `generation` was read. */
   async set(key: string, page: { status: number; headers: Record<string, string>; body: Buffer; tags: readonly CacheTag[] }, generation: number): Promise<CachedPage | null> {
-    if (generation !== this.#generation || page.body.length > this.maxBytes / 4) return null;
+    if (generation !== this.#generation || !this.maxBytes || page.body.length > this.maxBytes / 4) return null;
     const { br, gzip } = await compressAll(page.body);
     if (generation !== this.#generation) return null;
     const etag = `"${createHash('sha1').update(page.body).digest('base64url').slice(0, 22)}"`;
     const entry = { ...page, br, gzip, etag, bytes: page.body.length + br.length + gzip.length };
-    const old = this.#entries.get(key);
-    if (old) this.#remove(key, old);
     this.#entries.set(key, entry);
-    this.#newest = key;
-    this.#bytes += entry.bytes;
-    for (const [k, e] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#remove(k, e);
-    }
     return entry;
   }
 
@@ -95,11 +80,8 @@ export class PageCache {
 
   #drop(tags: readonly CacheTag[]): void {
     this.#generation++;
-    for (const [k, e] of this.#entries) if (tagsMeet(e.tags, tags)) this.#remove(k, e);
-  }
-
-  #remove(key: string, entry: { bytes: number }): void {
-    this.#entries.delete(key);
-    this.#bytes -= entry.bytes;
+    const dropped: string[] = [];
+    for (const [key, entry] of this.#entries.entries()) if (tagsMeet(entry.tags, tags)) dropped.push(key);
+    for (const key of dropped) this.#entries.delete(key);
   }
 }
