@@ -26,7 +26,7 @@ declare namespace App {
     /** Set by a page with a filled module slot (modules/slots.ts `pageSlot`): its layout writes the import map and these stylesheets. */
     moduleClient?: { styles: string[] };
     /** Set by a page whose HTML is the same for every visitor: tags that invalidate it. */
-    cacheTags: string[] | null;
+    cacheTags: import('./lib/server/cache-tags').CacheTag[] | null;
   }
 }
 

@@ -62,7 +62,8 @@ export async function runCommand(args: string[], runtime: Runtime, io: CliIo = P
   const { command, parsed } = prepare(args) as Exclude<Prepared, { answer: unknown }>;
   const ctx = commandContext(runtime, command.name, parsed, io);
   const before = command.readOnly ? '' : (await command.audit?.before?.(ctx)) ?? '';
-  const code = await command.run(ctx);
+  // One unit of work: the cache tags the command's writes touched go out once it has finished.
+  const code = await runtime.invalidation.unit(() => command.run(ctx));
   if (code === 0 && !command.readOnly) {
     // One audit row for a command that changed something (secrets masked).
     const shown = maskSecrets(command, args.slice(1), parsed.tokens);

@@ -49,11 +49,13 @@ export async function main(): Promise<void> {
   log.info(`database ready (${runtime.database.kind}: ${runtime.database.where})${config.redisUrl ? ', redis connected' : ''}`);
   if (migrateOnly) {
     if (process.argv.includes('--demo')) {
-      const { seedDemo } = await import('../lib/server/ask/demo');
-      for (const line of await seedDemo(runtime.db)) log.info(line);
-      const { seedMarketDemo } = await import('../lib/server/market/demo');
-      for (const line of await seedMarketDemo(runtime)) log.info(line);
-      await runtime.pageCache.invalidate(['ask', 'modules']);
+      // One unit of work: the seeds declare what they wrote, published (to the running instances) at its end.
+      await runtime.invalidation.unit(async () => {
+        const { seedDemo } = await import('../lib/server/ask/demo');
+        for (const line of await seedDemo(runtime.db)) log.info(line);
+        const { seedMarketDemo } = await import('../lib/server/market/demo');
+        for (const line of await seedMarketDemo(runtime)) log.info(line);
+      });
     }
     await runtime.close();
     return;

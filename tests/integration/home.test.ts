@@ -125,7 +125,7 @@ describe('the home page', () => {
   });
 
   it('is dropped by a change to any area it shows, and only then', async () => {
-    for (const tag of ['ask', 'md', 'modules', 'site']) {
+    for (const tag of ['ask', 'md', 'modules', 'site'] as const) {
       await visit('/');
       expect((await visit('/')).headers['x-atrium-cache'], tag).toBe('hit');
       await rt.pageCache.invalidate(['chat']);

@@ -1,27 +1,59 @@
 // The code that changes data drops the pages built from it: here, in the same process, and on
-// every other instance sharing Redis.
+// every other instance sharing Redis. A write declares the tags it touched where it writes
+// (src/lib/server/write-scope.ts); the request or the command around it publishes them once it
+// has committed, so a write through the API and the same write through the CLI drop the same pages.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eq, sql } from 'drizzle-orm';
 import { readConfig } from '../../src/lib/server/env';
 import type { Runtime } from '../../src/lib/server/runtime';
+import type { CacheTag } from '../../src/lib/server/cache-tags';
 import { createRuntime } from '../../src/lib/server/boot/runtime';
-import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
-import { freshPostgres } from '../helpers/server';
+import { createUser } from '../../src/lib/server/account/users';
+import { installModule } from '../../src/lib/server/modules/installs';
+import { askCategory } from '../../src/lib/server/db/schema';
+import { runCommand } from '../../src/server/cli';
+import { startInProcess, type InProcessServer } from '../helpers/in-process';
+import { loginAs } from '../helpers/members';
+import { ROOT, TEMPLATE_DIR, TMP, PG_PREFIX } from '../helpers/paths';
+import { freshPostgres, postJson, raw } from '../helpers/server';
 import { scaled } from '../helpers/time-scale.mjs';
 
 const open: Runtime[] = [];
 const dirs: string[] = [];
+const servers: InProcessServer[] = [];
 afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
   await Promise.all(open.splice(0).map((r) => r.close()));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+
+const EN = { cookie: 'ba-lang=en' };
+const QUIET = { out: () => undefined, err: () => undefined, cwd: process.cwd() };
+
+/** A member who may post (the editor installed, old enough for the new-member limits) and their token. */
+async function poster(url: string, rt: Runtime, name: string): Promise<{ token: string; category: number }> {
+  await installModule(rt.db, 'editor');
+  await rt.site.set('user_login_captcha', '0');
+  const row = await createUser(rt.db, { username: name, password: 'inval-pass1' });
+  await rt.db.execute(sql`update "user" set join_time = join_time - 200000 where id = ${row.id}`);
+  const [category] = await rt.db.select({ id: askCategory.id }).from(askCategory).where(eq(askCategory.slug, 'discussion'));
+  return { token: (await loginAs(url, rt, name, 'inval-pass1')).token, category: category!.id };
+}
+
+/** Reads a page twice, so that the second answer comes from the cache; returns that answer. */
+async function cached(url: string, path: string): Promise<{ text: string; hit: boolean }> {
+  await raw(url, path, { headers: EN });
+  const res = await raw(url, path, { headers: EN });
+  return { text: res.text, hit: res.headers['x-atrium-cache'] === 'hit' };
+}
 
 function config(env: Record<string, string>) {
   return readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', ...env });
 }
 
-const page = (tags: string[]) => ({ status: 200, headers: {}, body: Buffer.from('<p>x</p>'), tags });
+const page = (tags: CacheTag[]) => ({ status: 200, headers: {}, body: Buffer.from('<p>x</p>'), tags });
 
 describe('cache invalidation by the code that changes data', () => {
   it('a configuration change drops the pages tagged site and re-reads the configuration', async () => {
@@ -85,5 +117,58 @@ describe('cache invalidation by the code that changes data', () => {
       for (const b of buses) await b.close();
       for (const c of clients) c.disconnect();
     }
+  });
+  it('a write through the API and one through the CLI drop the cached pages they change, and no others', async () => {
+    const srv = await startInProcess();
+    servers.push(srv);
+    const rt = srv.runtime;
+    const { token, category } = await poster(srv.url, rt, 'invalapi');
+    expect((await cached(srv.url, '/ask')).hit).toBe(true);
+    expect((await cached(srv.url, '/md')).hit).toBe(true);
+    // The forum handler no longer drops anything itself: createPost declared `ask`.
+    const posted = await postJson(srv.url, '/api/ask/post', { title: 'Fresh from the API', category_id: category, content: 'Body', nonce: `inv-${Date.now()}` }, { 'ba-user-token': token });
+    expect(posted.json<{ code: number }>().code).toBe(1);
+    const ask = await raw(srv.url, '/ask', { headers: EN });
+    expect(ask.headers['x-atrium-cache']).not.toBe('hit');
+    expect(ask.text).toContain('Fresh from the API');
+    expect((await raw(srv.url, '/md', { headers: EN })).headers['x-atrium-cache'], 'a forum write keeps the docs cached').toBe('hit');
+    // The same way from the CLI: md:book's service declared `md`, the command's unit published it.
+    expect(await runCommand(['md:book', 'inval-guide', '--title', 'Invalidated Guide'], rt, QUIET)).toBe(0);
+    const md = await raw(srv.url, '/md', { headers: EN });
+    expect(md.headers['x-atrium-cache']).not.toBe('hit');
+    expect(md.text).toContain('Invalidated Guide');
+    expect((await raw(srv.url, '/ask', { headers: EN })).headers['x-atrium-cache'], 'a docs write keeps the forum cached').toBe('hit');
+  });
+
+  it('a refused write drops nothing', async () => {
+    const srv = await startInProcess();
+    servers.push(srv);
+    const { token } = await poster(srv.url, srv.runtime, 'invalrefused');
+    expect((await cached(srv.url, '/ask')).hit).toBe(true);
+    // No such category: the post's transaction rolls back, and its `ask` tag with it.
+    const refused = await postJson(srv.url, '/api/ask/post', { title: 'Never written', category_id: 999_999, content: 'Body', nonce: `inv-${Date.now()}` }, { 'ba-user-token': token });
+    expect(refused.json<{ code: number }>().code).not.toBe(1);
+    expect((await raw(srv.url, '/ask', { headers: EN })).headers['x-atrium-cache']).toBe('hit');
+  });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL)('another instance serves no stale page after a write through the API or the CLI (PostgreSQL + Redis)', async () => {
+    const env = { DATABASE_URL: await freshPostgres(), REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: `${PG_PREFIX}-inv${Date.now()}:` };
+    const a = await startInProcess(env);
+    servers.push(a);
+    const b = await startInProcess(env);
+    servers.push(b);
+    // The operator's CLI: a process of its own on the same database and Redis.
+    const cli = await createRuntime(config({ ...env, DATA_DIR: a.dataDir }), { background: false });
+    open.push(cli);
+    const { token, category } = await poster(a.url, a.runtime, 'invaltwo');
+    await new Promise((r) => setTimeout(r, 100)); // subscriptions settle
+    expect((await cached(b.url, '/ask')).hit).toBe(true);
+    expect((await cached(b.url, '/md')).hit).toBe(true);
+    const posted = await postJson(a.url, '/api/ask/post', { title: 'Written on instance A', category_id: category, content: 'Body', nonce: `inv2-${Date.now()}` }, { 'ba-user-token': token });
+    expect(posted.json<{ code: number }>().code).toBe(1);
+    await expect.poll(async () => (await raw(b.url, '/ask', { headers: EN })).text, { timeout: scaled(3000) }).toContain('Written on instance A');
+    expect(await runCommand(['md:book', 'inval-shared', '--title', 'Shared Guide'], cli, QUIET)).toBe(0);
+    await expect.poll(async () => (await raw(b.url, '/md', { headers: EN })).text, { timeout: scaled(3000) }).toContain('Shared Guide');
+    await expect.poll(async () => (await raw(a.url, '/md', { headers: EN })).text, { timeout: scaled(3000) }).toContain('Shared Guide');
   });
 });

@@ -214,7 +214,7 @@ describe.skipIf(SKIP !== null)('two instances behind nginx (deploy/nginx/atrium.
   // console of instance 1, in Chinese; a member of instance 2 sees both in the member center, in
   // English and in Chinese, without a restart; the link menu disabled and the iframe menu deleted
   // there leave it again. Instance 2 holds the member group's rule trees in memory before every
-  // change (the member's pages are loaded first), so only the bus's `rules:changed` message can
+  // change (the member's pages are loaded first), so only the bus's `site:rules` invalidation can
   // make it show or drop an entry.
   it.skipIf(!existsSync(CHROMIUM))('Chromium: menus added, disabled and deleted in the console of instance 1 (zh-cn) show and go in the member center of instance 2 (en, zh-cn)', async () => {
     const DOCS = 'https://docs.example.org';

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { raw, startServer, type TestServer } from '../helpers/server';
 import { createRedisBus } from '../../src/lib/server/bus';
 import { PageCache } from '../../src/lib/server/page-cache';
+import { Invalidation } from '../../src/lib/server/invalidation';
 import { scaled } from '../helpers/time-scale.mjs';
 
 const DB = process.env.TEST_DATABASE_URL;
@@ -72,11 +73,11 @@ describe.skipIf(!DB || !REDIS)('PostgreSQL and Redis', () => {
     const r1 = new Redis(REDIS!);
     const r2 = new Redis(REDIS!);
     const [busA, busB] = [await createRedisBus(r1, prefix), await createRedisBus(r2, prefix)];
-    const a = new PageCache(1 << 20, busA);
-    const b = new PageCache(1 << 20, busB);
+    const a = new PageCache(1 << 20, new Invalidation(busA));
+    const b = new PageCache(1 << 20, new Invalidation(busB));
     try {
       await new Promise((r) => setTimeout(r, 100));
-      const page = { status: 200, headers: {}, body: Buffer.from('x'), tags: ['ask'] };
+      const page = { status: 200, headers: {}, body: Buffer.from('x'), tags: ['ask' as const] };
       await a.set('k', page, a.generation);
       await b.set('k', page, b.generation);
       await a.invalidate(['ask']);

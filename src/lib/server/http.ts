@@ -6,7 +6,6 @@ import { clientAddress } from './request-context';
 import { forwardedProto } from './proxy';
 import { findControlChars } from '../shared/validation/common';
 import type { RateLimiter } from './rate-limit';
-import type { Bus } from './bus';
 import { processWide } from './process-wide';
 
 
@@ -168,24 +167,28 @@ export async function readInput<S extends z.ZodType>(ctx: APIContext, schema: S)
   return parseInput(ctx, schema, await readRaw(ctx));
 }
 
-/** Work run around every API handler; boot registers the message outbox (messages/live.ts). */
-type Around = <T>(bus: Bus, fn: () => Promise<T>) => Promise<T>;
+/** Work run around every API handler; boot registers the unit of work (cache tags, message outbox). */
+type Around = <T>(runtime: App.Locals['runtime'], fn: () => Promise<T>) => Promise<T>;
 // Process-wide: boot registers it from the server's bundle, Astro's bundle runs the handlers.
-const around = processWide<{ fn: Around }>('api-around', () => ({ fn: (_bus, fn) => fn() }));
+const around = processWide<{ fn: Around }>('api-around', () => ({ fn: (_runtime, fn) => fn() }));
 
-/** Sets the work run around every API handler (boot/runtime.ts: publish recorded message events). */
+/**
+ * Sets the work run around every API handler (boot/runtime.ts: publish the cache tags the
+ * handler's writes touched and the message events they recorded, once it has finished).
+ */
 export function aroundApi(fn: Around): void {
   around.fn = fn;
 }
 
 /**
- * Wraps an API handler so that every outcome is an envelope. Message events the handler recorded
- * are published once it has finished (its transactions have committed): see aroundApi.
+ * Wraps an API handler so that every outcome is an envelope. The cache tags its writes touched and
+ * the message events it recorded are published once it has finished (its transactions have
+ * committed): see aroundApi.
  */
 export function api(handler: (ctx: APIContext) => Promise<Response>): APIRoute {
   return async (ctx) => {
     try {
-      return await around.fn(ctx.locals.runtime.bus, () => handler(ctx));
+      return await around.fn(ctx.locals.runtime, () => handler(ctx));
     } catch (err) {
       return errorResponse(err, ctx.locals.apiLocale, ctx.locals.requestId, ctx.locals.runtime.log.error);
     }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Bus } from './bus';
+import { LRUCache } from 'lru-cache';
+import { tagsMeet, type CacheTag } from './cache-tags';
 import { compressAll } from './compress';
+import type { Invalidation } from './invalidation';
 
 export interface CachedPage {
   status: number;
@@ -9,30 +11,25 @@ export interface CachedPage {
   br: Buffer;
   gzip: Buffer;
   etag: string;
-  tags: readonly string[];
+  tags: readonly CacheTag[];
 }
 
-const CHANNEL = 'page-cache:invalidate';
-
 /**
- * Whole anonymous pages kept in memory, keyed by host, path, locale and theme. Entries carry tags
- * (`site`, `ask`, `md`, …); the code that changes data calls `invalidate(tags)`, which drops the
- * entries here and, through the bus, on every other instance.
+ * Whole anonymous pages kept in memory, keyed by host, path, locale and theme. Entries carry cache
+ * tags (cache-tags.ts: `site`, `ask`, `md`, …); they are dropped by every invalidation of one of
+ * them (invalidation.ts), which the code that changes data causes by declaring what it touched
+ * (write-scope.ts).
  */
 export class PageCache {
-  readonly #entries = new Map<string, CachedPage & { bytes: number }>();
-  #bytes = 0;
+  /** Least recently used first out once the bytes would pass `maxBytes`. */
+  readonly #entries: LRUCache<string, CachedPage & { bytes: number }>;
   /** Bumped by every invalidation: a render that began before one must not store its result. */
   #generation = 0;
-  /** The last key of #entries (most recently used): a hit on it needs no reordering. */
-  #newest: string | null = null;
-  readonly #listeners = new Set<(tags: readonly string[]) => void>();
   readonly #unsubscribe: () => void;
 
-  constructor(private readonly maxBytes: number, private readonly bus: Bus) {
-    this.#unsubscribe = bus.subscribe(CHANNEL, (message, fromSelf) => {
-      if (!fromSelf) this.#drop((message as { tags: string[] }).tags);
-    });
+  constructor(private readonly maxBytes: number, private readonly invalidation: Invalidation) {
+    this.#entries = new LRUCache({ maxSize: Math.max(1, maxBytes), sizeCalculation: (entry) => Math.max(1, entry.bytes) });
+    this.#unsubscribe = invalidation.listen((tags) => this.#drop(tags));
   }
 
   static key(host: string, url: string, locale: string, theme: string): string {
@@ -45,7 +42,7 @@ export class PageCache {
 
   /** Bytes held: each page's body with its brotli and gzip copies (at most PAGE_CACHE_MB). */
   get bytes(): number {
-    return this.#bytes;
+    return this.#entries.calculatedSize;
   }
 
   get size(): number {
@@ -53,39 +50,27 @@ export class PageCache {
   }
 
   get(key: string): CachedPage | undefined {
-    const entry = this.#entries.get(key);
-    if (entry && key !== this.#newest) {
-      // Map keeps insertion order: re-inserting marks the entry as recently used.
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-      this.#newest = key;
-    }
-    return entry;
+    return this.#entries.get(key);
   }
 
   /** Stores a rendered page unless the cache was invalidated since `generation` was read. */
-  async set(key: string, page: { status: number; headers: Record<string, string>; body: Buffer; tags: readonly string[] }, generation: number): Promise<CachedPage | null> {
-    if (generation !== this.#generation || page.body.length > this.maxBytes / 4) return null;
+  async set(key: string, page: { status: number; headers: Record<string, string>; body: Buffer; tags: readonly CacheTag[] }, generation: number): Promise<CachedPage | null> {
+    if (generation !== this.#generation || !this.maxBytes || page.body.length > this.maxBytes / 4) return null;
     const { br, gzip } = await compressAll(page.body);
     if (generation !== this.#generation) return null;
     const etag = `"${createHash('sha1').update(page.body).digest('base64url').slice(0, 22)}"`;
     const entry = { ...page, br, gzip, etag, bytes: page.body.length + br.length + gzip.length };
-    const old = this.#entries.get(key);
-    if (old) this.#remove(key, old);
     this.#entries.set(key, entry);
-    this.#newest = key;
-    this.#bytes += entry.bytes;
-    for (const [k, e] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#remove(k, e);
-    }
     return entry;
   }
 
-  /** Drops every page carrying one of the tags, here and on the other instances. */
-  async invalidate(tags: readonly string[]): Promise<void> {
-    this.#drop(tags);
-    await this.bus.publish(CHANNEL, { tags });
+  /**
+   * Drops every cached thing carrying one of the tags, here and on the other instances, now: for a
+   * change that is not a write of this process (a module started or stopped). A write declares its
+   * tags instead (write-scope.ts `touched`), published after it commits.
+   */
+  async invalidate(tags: readonly CacheTag[]): Promise<void> {
+    await this.invalidation.publish(tags);
   }
 
   close(): void {
@@ -93,20 +78,10 @@ export class PageCache {
     this.#entries.clear();
   }
 
-  /** Calls `listener` with the tags of every invalidation, local or from another instance. */
-  onInvalidate(listener: (tags: readonly string[]) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #drop(tags: readonly string[]): void {
+  #drop(tags: readonly CacheTag[]): void {
     this.#generation++;
-    for (const listener of this.#listeners) listener(tags);
-    for (const [k, e] of this.#entries) if (e.tags.some((t) => tags.includes(t))) this.#remove(k, e);
-  }
-
-  #remove(key: string, entry: { bytes: number }): void {
-    this.#entries.delete(key);
-    this.#bytes -= entry.bytes;
+    const dropped: string[] = [];
+    for (const [key, entry] of this.#entries.entries()) if (tagsMeet(entry.tags, tags)) dropped.push(key);
+    for (const key of dropped) this.#entries.delete(key);
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_LOCALE, isLocale, type Locale } from '../i18n';
 import { areaOfHost, type HostContext } from '../shared/hosts';
 import { forwardedClientIp, type ProxyTrust } from './proxy';
+import { LRUCache } from 'lru-cache';
 
 export type Theme = 'dark' | 'light' | 'auto';
 
@@ -43,12 +44,11 @@ export function negotiateLocale(cookieHeader: string | null | undefined, acceptL
   if (known) return known;
   const locale = fromAcceptLanguage(header);
   // Browsers send a handful of distinct headers: remembering them keeps parsing off the hot path.
-  if (byAcceptLanguage.size >= 500) byAcceptLanguage.clear();
   byAcceptLanguage.set(header, locale);
   return locale;
 }
 
-const byAcceptLanguage = new Map<string, Locale>();
+const byAcceptLanguage = new LRUCache<string, Locale>({ max: 500 });
 
 function fromAcceptLanguage(acceptLanguage: string): Locale {
   const ranked = (acceptLanguage ?? '')
@@ -91,7 +91,7 @@ export interface RequestBasics {
 }
 
 /** areaOfHost per Host header, remembered (bounded: the header is the client's to choose). */
-const areas = new Map<string, { area: HostContext['area']; port: string }>();
+const areas = new LRUCache<string, { area: HostContext['area']; port: string }>({ max: 256 });
 let areasDomain: string | null | undefined;
 export function areaOfHostCached(host: string | undefined, siteDomain: string | null): { area: HostContext['area']; port: string } {
   if (areasDomain !== siteDomain) { areas.clear(); areasDomain = siteDomain; }
@@ -99,7 +99,6 @@ export function areaOfHostCached(host: string | undefined, siteDomain: string | 
   let found = areas.get(key);
   if (!found) {
     found = areaOfHost(host, siteDomain);
-    if (areas.size >= 256) areas.clear();
     areas.set(key, found);
   }
   return found;

@@ -4,6 +4,7 @@ import type { Bus } from './bus';
 import type { Database, Db } from './db/client';
 import type { ServerConfig } from './env';
 import type { Logger } from './log';
+import type { Invalidation } from './invalidation';
 import type { PageCache } from './page-cache';
 import type { TaggedMemo } from './tagged-memo';
 import type { RateLimiter } from './rate-limit';
@@ -25,6 +26,8 @@ export interface Runtime {
   db: Db;
   bus: Bus;
   limiter: RateLimiter;
+  /** Where the caches below learn that data changed, here and on the other instances (invalidation.ts). */
+  invalidation: Invalidation;
   pageCache: PageCache;
   /** Shared query results dropped with the page cache's tags (see tagged-memo.ts). */
   memo: TaggedMemo;

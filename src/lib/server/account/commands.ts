@@ -12,6 +12,7 @@ import { createUser, findByAccount, formatMoney } from './users';
 import { adjustMoney, adjustScore } from './ledger';
 import { addNotice } from './notices';
 import { decideInvoice, pendingInvoices } from './invoices';
+import { memberCard } from './cache-tags';
 
 registerCommand({
   name: 'user:list', usage: '[page]', section: 'user', readOnly: true,
@@ -60,7 +61,7 @@ for (const status of ['disable', 'enable'] as const) {
       await runtime.db.update(user).set({ status }).where(eq(user.id, row.id));
       if (status === 'disable') await endOtherSessions(runtime.db, row.id, null, runtime.sessions);
       await runtime.sessions.forgetUser(row.id);
-      await runtime.pageCache.invalidate([`user:${row.id}`]);
+      await runtime.invalidation.touched(memberCard(row.id));
       out(`${row.username} is now ${status}d.\n`);
       return 0;
     },

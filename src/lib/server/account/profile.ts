@@ -5,6 +5,7 @@ import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import type { ProfileInput } from '../../shared/validation/account';
 import { takenFields, type UserRow } from './users';
+import { memberCard } from './cache-tags';
 
 /** Saves the member's own profile; a new username must be free. */
 export async function updateProfile(rt: Runtime, member: UserRow, input: z.output<typeof ProfileInput>): Promise<UserRow> {
@@ -28,7 +29,7 @@ export async function updateProfile(rt: Runtime, member: UserRow, input: z.outpu
     ...(input.username ? { username: input.username } : {}),
     updateTime: Math.floor(Date.now() / 1000),
   }).where(eq(user.id, member.id)).returning();
-  await rt.pageCache.invalidate([`user:${member.id}`]);
+  await rt.invalidation.touched(memberCard(member.id));
   await rt.sessions.forgetUser(member.id);
   return row!;
 }

@@ -12,6 +12,10 @@ import { decideWithdrawal } from '../market/studio';
 import { SITE_MODULES, installReviewed } from '../modules/installs';
 import { installable, installPackaged, quietly, uninstall } from '../modules/lifecycle';
 import { CLI_ACTOR } from './audit';
+import { siteWide } from '../site/cache-tags';
+import { askArea } from '../ask/cache-tags';
+import { mdArea } from '../md/cache-tags';
+import { marketArea } from '../market/cache-tags';
 
 export type NoticeRow = typeof notice.$inferSelect;
 
@@ -66,7 +70,7 @@ export async function closeReport(rt: Runtime, moderatorId: number, id: number, 
     status = action === 'remove' ? 'resolved' : 'dismissed';
     const closed = await rt.db.update(askReport).set({ status, ...handled }).where(and(sameTarget, eq(askReport.status, wanted))).returning({ userId: askReport.userId });
     reporters = closed.map((r) => r.userId);
-    await rt.pageCache.invalidate(['ask']);
+    await rt.invalidation.touched(askArea);
   }
   const told = await tellReportOutcome(rt.db, row, action, reporters, reason || row.reason);
   return { type: row.targetType, targetId: row.targetId, status, told };
@@ -86,12 +90,12 @@ export async function toggleModule(rt: Runtime, uid: string, install: boolean, b
   if (!SITE_MODULES[uid] && !(await installable(rt, uid))) throw new AppError('admin.modules.unknown', { fieldKeys: { uid: 'admin.modules.unknown' } });
   if (!install) {
     const result = await uninstall(rt, uid, quietly({ ...CLI_ACTOR, id: by }));
-    await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+    await rt.invalidation.touched(siteWide, askArea, mdArea, marketArea);
     return result ? 'uninstalled' : 'not installed';
   }
   const kind = await installable(rt, uid);
   // The route writes the audit row (with the administrator's name).
   const version = kind === 'package' ? await installPackaged(rt, uid, quietly({ ...CLI_ACTOR, id: by })) : await installReviewed(rt, uid, by);
-  await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+  await rt.invalidation.touched(siteWide, askArea, mdArea, marketArea);
   return `installed ${String(version)}`;
 }

@@ -1,6 +1,6 @@
 // Member groups and the rules they hold: create, rename, copy, delete (moving the members), change
-// rules; from the console and the CLI alike. A change drops the rule trees on every instance
-// (RulesCache.invalidate through the bus), so it holds on the next request everywhere.
+// rules; from the console and the CLI alike. A change touches `siteRules` (write-scope.ts): the rule
+// trees are dropped on every instance once it commits, so it holds on the next request everywhere.
 // No escalation: an editor whose group is not `*` grants only rules they hold, never edits their
 // own group, and never moves anyone into or out of a group holding more than they do.
 import { asc, eq, inArray, sql } from 'drizzle-orm';
@@ -11,6 +11,8 @@ import { AppError } from '../http';
 import { ADMIN_GROUP, MEMBER_GROUP } from '../site/seed';
 import type { Locale } from '../../i18n';
 import { Code } from '../../shared/codes';
+import { siteRules } from '../site/cache-tags';
+import { memberCard } from '../account/cache-tags';
 
 export interface GroupItem { id: number; name: string; nameEn: string; rules: string; status: number; members: number }
 
@@ -142,7 +144,7 @@ export async function createGroup(rt: Runtime, editor: GroupEditor, input: { nam
   await assertMayGrant(rt.db, editor, rules);
   await assertNameFree(rt.db, input.name, input.nameEn);
   const [row] = await rt.db.insert(userGroup).values({ name: input.name, nameEn: input.nameEn, rules, status: 1, createTime: now(), updateTime: now() }).returning();
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return row!;
 }
 
@@ -152,7 +154,7 @@ export async function copyGroup(rt: Runtime, editor: GroupEditor, id: number, in
   await assertMayGrant(rt.db, editor, source.rules);
   await assertNameFree(rt.db, input.name, input.nameEn);
   const [row] = await rt.db.insert(userGroup).values({ name: input.name, nameEn: input.nameEn, rules: source.rules, status: 1, createTime: now(), updateTime: now() }).returning();
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return row!;
 }
 
@@ -161,7 +163,7 @@ export async function renameGroup(rt: Runtime, editor: GroupEditor, id: number, 
   await assertMayEdit(rt.db, editor, before);
   await assertNameFree(rt.db, input.name, input.nameEn, id);
   const [after] = await rt.db.update(userGroup).set({ name: input.name, nameEn: input.nameEn, updateTime: now() }).where(eq(userGroup.id, id)).returning();
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return { before, after: after! };
 }
 
@@ -173,7 +175,7 @@ export async function setGroupRules(rt: Runtime, editor: GroupEditor, id: number
   const rules = await rulesValue(rt.db, ids);
   await assertMayGrant(rt.db, editor, rules, group.rules);
   await rt.db.update(userGroup).set({ rules, updateTime: now() }).where(eq(userGroup.id, id));
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return { before: group.rules, after: rules, group };
 }
 
@@ -192,8 +194,7 @@ export async function deleteGroup(rt: Runtime, editor: GroupEditor, id: number, 
     return rows.map((r) => r.id);
   });
   for (const memberId of moved) await rt.sessions.forgetUser(memberId);
-  if (moved.length) await rt.pageCache.invalidate(moved.map((m) => `user:${m}`));
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules, ...moved.map(memberCard));
   return { group, target, moved: moved.length };
 }
 

@@ -9,6 +9,7 @@ import { adjustMoney, adjustScore } from '../account/ledger';
 import { findById, formatMoney, type UserRow } from '../account/users';
 import { endOtherSessions } from '../auth/sessions';
 import { loginHistory, type LoginHistoryItem } from '../account/login-history';
+import { memberCard } from '../account/cache-tags';
 
 export const MEMBERS_PER_PAGE = 20;
 
@@ -84,7 +85,7 @@ export async function setMemberGroup(rt: Runtime, id: number, groupId: number): 
   if (!group) throw new AppError('admin.member.noGroup', { fieldKeys: { group_id: 'admin.member.noGroup' } });
   await rt.db.update(user).set({ groupId, updateTime: Math.floor(Date.now() / 1000) }).where(eq(user.id, id));
   await rt.sessions.forgetUser(id);
-  await rt.pageCache.invalidate([`user:${id}`]);
+  await rt.invalidation.touched(memberCard(id));
   return { before: row.groupId, after: groupId };
 }
 
@@ -94,7 +95,7 @@ export async function setMemberStatus(rt: Runtime, id: number, status: 'enable' 
   await rt.db.update(user).set({ status, updateTime: Math.floor(Date.now() / 1000) }).where(eq(user.id, id));
   if (status === 'disable') await endOtherSessions(rt.db, id, null, rt.sessions);
   await rt.sessions.forgetUser(id);
-  await rt.pageCache.invalidate([`user:${id}`]);
+  await rt.invalidation.touched(memberCard(id));
   return { before: row.status, after: status };
 }
 

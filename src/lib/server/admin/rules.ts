@@ -2,8 +2,8 @@
 // rules of every type (route, menu_dir, menu, nav_user_menu, nav, button) and menu type (tab, link,
 // iframe). System rules (seeded by Atrium or a module, `system` = 1) may be renamed, moved, disabled
 // and regrouped, never deleted nor renamed in name or type (code looks them up by name; the seed
-// matches them by type and name, so it keeps what administrators changed). Every change drops the
-// rule trees on every instance (RulesCache.invalidate through the bus).
+// matches them by type and name, so it keeps what administrators changed). Every change touches
+// `siteRules` (write-scope.ts): the rule trees are dropped on every instance once it commits.
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { userGroup, userRule } from '../db/schema';
@@ -12,6 +12,7 @@ import { AppError } from '../http';
 import type { GroupEditor } from './groups';
 import { Code } from '../../shared/codes';
 import { iframeOrigins } from '../site/rules';
+import { siteRules } from '../site/cache-tags';
 
 type RuleRow = typeof userRule.$inferSelect;
 
@@ -105,7 +106,7 @@ export async function createRule(rt: Runtime, editor: GroupEditor, input: RuleFi
     }
     return { rule: row!, groups: gave };
   });
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return { rule, groups };
 }
 
@@ -118,7 +119,7 @@ export async function editRule(rt: Runtime, editor: GroupEditor, id: number, inp
   }
   await assertValid(rt, input, id);
   const [after] = await rt.db.update(userRule).set({ ...columns(input), updateTime: now() }).where(eq(userRule.id, id)).returning();
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return { before, after: after! };
 }
 
@@ -126,7 +127,7 @@ export async function setRuleStatus(rt: Runtime, editor: GroupEditor, id: number
   await assertMayEditRules(rt.db, editor);
   const rule = await ruleOr404(rt.db, id);
   await rt.db.update(userRule).set({ status, updateTime: now() }).where(eq(userRule.id, id));
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return rule;
 }
 
@@ -141,7 +142,7 @@ export async function sortRules(rt: Runtime, editor: GroupEditor, pid: number, i
   await rt.db.transaction(async (tx) => {
     for (const [i, id] of order.entries()) await tx.update(userRule).set({ weigh: order.length - i, updateTime: now() }).where(eq(userRule.id, id));
   });
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return order.map((id) => siblings.find((s) => s.id === id)!);
 }
 
@@ -159,7 +160,7 @@ export async function deleteRule(rt: Runtime, editor: GroupEditor, id: number): 
     }
     await tx.delete(userRule).where(eq(userRule.id, id));
   });
-  await rt.rules.invalidate();
+  await rt.invalidation.touched(siteRules);
   return rule;
 }
 

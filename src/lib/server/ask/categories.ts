@@ -5,6 +5,7 @@ import type { Locale } from '../../i18n';
 import type { Runtime } from '../runtime';
 import { displayNameSql } from '../db/rows';
 import { registerSeed } from '../seeds';
+import { askArea } from './cache-tags';
 
 type CategorySeed = { slug: string; type: 'question' | 'discussion' | 'share' | 'announcement'; title: LocalizedText; description: LocalizedText };
 
@@ -52,7 +53,7 @@ export async function activeMembers(db: Db, limit = 8): Promise<{ id: number; ni
 
 /** The sidebar's data, shared by every forum page until a forum change drops it. */
 export function forumSidebar(runtime: Runtime, locale: Locale): Promise<{ categories: CategoryView[]; tags: Awaited<ReturnType<typeof popularTags>>; members: Awaited<ReturnType<typeof activeMembers>> }> {
-  return runtime.memo.get(`ask:sidebar:${locale}`, ['ask'], async () => {
+  return runtime.memo.get(`ask:sidebar:${locale}`, [askArea], async () => {
     const [categories, tags, members] = await Promise.all([listCategories(runtime.db, locale), popularTags(runtime.db, 20), activeMembers(runtime.db, 8)]);
     return { categories, tags, members };
   });

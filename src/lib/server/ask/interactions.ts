@@ -4,6 +4,8 @@ import { askCollect, askPost, askReply, askVote } from '../db/schema';
 import { AppError } from '../http';
 import { refreshHot } from './posts';
 import { recordVoteChange } from '../messages/likes';
+import { inTransaction, touched } from '../write-scope';
+import { askArea } from './cache-tags';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -12,7 +14,8 @@ const now = (): number => Math.floor(Date.now() / 1000);
  * it. The target row is locked first, so the counters stay exact however many vote at once.
  */
 export async function vote(db: Db, userId: number, type: 'post' | 'reply', id: number, value: 1 | -1): Promise<{ postId: number; myVote: number; score: number }> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(askArea);
     const table = type === 'post' ? askPost : askReply;
     const [target] = await tx.select({ userId: table.userId, status: table.status, postId: type === 'post' ? askPost.id : askReply.postId })
       .from(table).where(eq(table.id, id)).for('update');
@@ -44,7 +47,8 @@ export async function vote(db: Db, userId: number, type: 'post' | 'reply', id: n
 
 /** Collects a post, or removes it from the member's collection when it is already there. */
 export async function toggleCollect(db: Db, userId: number, postId: number): Promise<{ collected: boolean; count: number }> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(askArea);
     const [post] = await tx.select({ status: askPost.status }).from(askPost).where(eq(askPost.id, postId)).for('update');
     if (!post || post.status !== 'published') throw new AppError('ask.notFound', { status: 404 });
     const gone = await tx.delete(askCollect).where(and(eq(askCollect.userId, userId), eq(askCollect.postId, postId))).returning({ postId: askCollect.postId });

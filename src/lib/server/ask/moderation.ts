@@ -6,6 +6,8 @@ import { AppError } from '../http';
 import { notify } from '../messages/notify';
 import { displayNameSql } from '../account/users';
 import type { ModerateInput, ReportInput } from '../../shared/validation/ask';
+import { inTransaction, touched } from '../write-scope';
+import { askArea } from './cache-tags';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -27,7 +29,8 @@ async function setPostStatus(tx: Tx, post: { id: number; status: string; categor
 
 /** A moderator's action on a post. Deleting is soft: the rows stay and can be restored. */
 export async function moderatePost(db: Db, moderatorId: number, input: z.output<typeof ModerateInput>): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
+    touched(askArea);
     const [post] = await tx.select().from(askPost).where(eq(askPost.id, input.post_id)).for('update');
     if (!post) throw new AppError('ask.notFound', { status: 404 });
     switch (input.action) {
@@ -60,7 +63,8 @@ export async function moderatePost(db: Db, moderatorId: number, input: z.output<
  * an accepted one stops being accepted.
  */
 export async function removeTarget(db: Db, actor: { id: number; moderator: boolean }, type: 'post' | 'reply', id: number): Promise<{ postId: number }> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(askArea);
     if (type === 'post') {
       const [post] = await tx.select().from(askPost).where(eq(askPost.id, id)).for('update');
       if (!post || post.status === 'deleted') throw new AppError('ask.notFound', { status: 404 });
@@ -89,7 +93,8 @@ export async function removeTarget(db: Db, actor: { id: number; moderator: boole
 
 /** Puts back a post or reply a moderator removed, with the counts its removal took. */
 export async function restoreTarget(db: Db, type: 'post' | 'reply', id: number): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
+    touched(askArea);
     if (type === 'post') {
       const [post] = await tx.select().from(askPost).where(eq(askPost.id, id)).for('update');
       if (!post) throw new AppError('ask.notFound', { status: 404 });

@@ -12,6 +12,8 @@ import type { ListInput, PostInput } from '../../shared/validation/ask';
 import { mentionedMembers, mentionsIn, renderBody } from './render';
 import { currentRenderSet } from '../modules/markdown';
 import { recordModuleEvent } from '../modules/events';
+import { inTransaction, touched } from '../write-scope';
+import { askArea } from './cache-tags';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -79,7 +81,8 @@ export async function notifyMentions(tx: Db | Tx, body: string, senderId: number
  */
 export async function createPost(db: Db, authorId: number, input: z.output<typeof PostInput>): Promise<{ id: number; created: boolean }> {
   const rendered = await renderBody(input.content, await mentionedMembers(db, input.content));
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(askArea);
     const category = await categoryOf(tx, input.category_id);
     const t = now();
     const [row] = await tx.insert(askPost).values({
@@ -109,7 +112,8 @@ export async function createPost(db: Db, authorId: number, input: z.output<typeo
 /** Edits a post: the author, or a moderator. The rendered HTML and search vector follow the new version. */
 export async function updatePost(db: Db, editor: { id: number; moderator: boolean }, input: z.output<typeof PostInput> & { id: number }): Promise<void> {
   const rendered = await renderBody(input.content, await mentionedMembers(db, input.content));
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
+    touched(askArea);
     const [post] = await tx.select().from(askPost).where(eq(askPost.id, input.id)).for('update');
     if (!post || post.status === 'deleted') throw new AppError('ask.notFound', { status: 404 });
     if (post.userId !== editor.id && !editor.moderator) throw new AppError('api.noPermission', { code: 401 });

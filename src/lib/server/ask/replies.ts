@@ -12,6 +12,8 @@ import { currentRenderSet } from '../modules/markdown';
 import { mentionNotices, refreshHot, scoreSetting, type Author } from './posts';
 import { plainText } from '../search/text';
 import { recordModuleEvent } from '../modules/events';
+import { inTransaction, touched } from '../write-scope';
+import { askArea } from './cache-tags';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -21,7 +23,8 @@ const now = (): number => Math.floor(Date.now() / 1000);
  */
 export async function createReply(db: Db, authorId: number, input: z.output<typeof ReplyInput>): Promise<{ id: number; created: boolean }> {
   const { html, renderSet } = await renderBody(input.content, await mentionedMembers(db, input.content), 'reply');
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(askArea);
     const [post] = await tx.select({ id: askPost.id, userId: askPost.userId, title: askPost.title, status: askPost.status })
       .from(askPost).where(eq(askPost.id, input.post_id)).for('update');
     if (!post || post.status !== 'published') throw new AppError('ask.notFound', { status: 404 });
@@ -142,7 +145,8 @@ export async function viewerState(db: Db, postId: number, viewerId: number): Pro
  * The reply's author earns the configured points the first time that reply is accepted.
  */
 export async function acceptReply(db: Db, askerId: number, replyId: number): Promise<{ postId: number; accepted: boolean }> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(askArea);
     const [reply] = await tx.select({ id: askReply.id, postId: askReply.postId, userId: askReply.userId, parentId: askReply.parentId, status: askReply.status })
       .from(askReply).where(eq(askReply.id, replyId));
     if (!reply || reply.parentId !== 0 || reply.status !== 'published') throw new AppError('ask.replyMissing', { status: 404 });

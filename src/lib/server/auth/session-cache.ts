@@ -1,6 +1,7 @@
 import type { Bus } from '../bus';
 import type { UserRow } from '../db/rows';
 import { SessionStreams, type EndedScope, type StreamCaps } from './session-streams';
+import { LRUCache } from 'lru-cache';
 
 const CHANNEL = 'sessions:forget';
 /** Sessions that ended: every instance drops them from its cache and closes their streams. */
@@ -25,7 +26,7 @@ interface EndedMessage { userId: number; scope: EndedScope }
  * (`endSessions`) also closes the streams they hold open, on every instance.
  */
 export class SessionCache {
-  readonly #entries = new Map<string, CachedSession & { at: number }>();
+  readonly #entries = new LRUCache<string, CachedSession>({ max: MAX_ENTRIES, ttl: TTL_MS });
   readonly #unsubscribe: (() => void)[];
   /** The streams sessions hold open on this instance. */
   readonly streams: SessionStreams;
@@ -45,18 +46,11 @@ export class SessionCache {
   }
 
   get(hash: string): CachedSession | null {
-    const entry = this.#entries.get(hash);
-    if (!entry) return null;
-    if (Date.now() - entry.at > TTL_MS) {
-      this.#entries.delete(hash);
-      return null;
-    }
-    return entry;
+    return this.#entries.get(hash) ?? null;
   }
 
   set(hash: string, session: CachedSession): void {
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(hash, { ...session, at: Date.now() });
+    this.#entries.set(hash, session);
   }
 
   /** Call after changing a member's row or tokens. */
@@ -86,6 +80,8 @@ export class SessionCache {
   }
 
   #drop(userId: number): void {
-    for (const [hash, entry] of this.#entries) if (entry.userId === userId) this.#entries.delete(hash);
+    const hashes: string[] = [];
+    for (const [hash, entry] of this.#entries.entries()) if (entry.userId === userId) hashes.push(hash);
+    for (const hash of hashes) this.#entries.delete(hash);
   }
 }

@@ -3,6 +3,7 @@ import { openDatabase } from '../db/client';
 import type { ServerConfig } from '../env';
 import { aroundApi } from '../http';
 import { createLogger } from '../log';
+import { Invalidation } from '../invalidation';
 import { PageCache } from '../page-cache';
 import { TaggedMemo } from '../tagged-memo';
 import { createMemoryLimiter, createRedisLimiter, type RateLimiter } from '../rate-limit';
@@ -23,8 +24,9 @@ import { withOutbox } from '../messages/live';
 // keeps the others from importing it).
 
 export async function createRuntime(config: ServerConfig, opts: { migrate?: boolean; seed?: boolean; background?: boolean } = {}): Promise<Runtime> {
-  // Message events an API handler recorded are published once it has finished.
-  aroundApi(withOutbox);
+  // The cache tags an API handler's writes touched and the message events it recorded are
+  // published once it has finished.
+  aroundApi((rt, fn) => rt.invalidation.unit(() => withOutbox(rt.bus, fn)));
   const log = createLogger(config.logLevel);
   const database = await openDatabase(config);
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
@@ -65,12 +67,13 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
       limiter = createMemoryLimiter();
     }
     closers.unshift(() => bus.close(), () => limiter.close());
-    const pageCache = new PageCache(config.pageCacheBytes, bus);
-    const memo = new TaggedMemo(pageCache);
-    const site = new ConfigStore(database.db, bus, pageCache);
-    const rules = new RulesCache(database.db, bus);
+    const invalidation = new Invalidation(bus, (err) => log.error('cache invalidation not published', { err: String(err) }));
+    const pageCache = new PageCache(config.pageCacheBytes, invalidation);
+    const memo = new TaggedMemo(invalidation);
+    const site = new ConfigStore(database.db, invalidation);
+    const rules = new RulesCache(database.db, invalidation);
     const sessions = new SessionCache(bus, config.streamCaps);
-    closers.unshift(async () => { site.close(); memo.close(); pageCache.close(); rules.close(); sessions.close(); });
+    closers.unshift(async () => { site.close(); memo.close(); pageCache.close(); rules.close(); sessions.close(); invalidation.close(); });
     const mailer = await createMailer(config.mail, log);
     closers.unshift(async () => mailer.close());
     const secret = await tokenSecret(database.db, config.tokenSecret ?? undefined);
@@ -81,7 +84,7 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     await modules.start();
     let closing: Promise<void> | null = null;
     return {
-      config, database, db: database.db, bus, limiter, pageCache, memo, site, rules, sessions, mailer, modules, tokenSecret: secret, log,
+      config, database, db: database.db, bus, limiter, invalidation, pageCache, memo, site, rules, sessions, mailer, modules, tokenSecret: secret, log,
       ...(pingRedis ? { pingRedis } : {}),
       buildId: readBuildId(config.root),
       close: () => (closing ??= (async () => {

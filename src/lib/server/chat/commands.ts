@@ -70,7 +70,6 @@ registerCommand({
       freeDaily: flags.free as number | undefined, freeUnit: flags['free-unit'] as 'messages' | 'tokens' | undefined,
       audience: flags.audience as 'visitors' | 'members' | 'groups' | undefined, groups: flags.groups as string | undefined,
     });
-    await runtime.pageCache.invalidate(['chat']);
     ctx.out(`Model ${name} ${done}.\n`);
     return 0;
   },
@@ -90,7 +89,6 @@ registerCommand({
       freeDaily: flags.free as number | undefined, freeUnit: flags['free-unit'] as 'messages' | 'tokens' | undefined,
     });
     if (!changed) { ctx.err(`No stored model "${name}" (a model set by CHAT_* variables is priced there).\n`); return 1; }
-    await runtime.pageCache.invalidate(['chat']);
     ctx.out(`Prices of ${name} changed.\n`);
     return 0;
   },
@@ -103,7 +101,6 @@ registerCommand({
     const { runtime, args: [name] } = ctx;
     if (!name) return fail(ctx, 'chat:remove needs a model name.');
     if (!(await removeModel(runtime.db, name))) { ctx.err(`No stored model "${name}".\n`); return 1; }
-    await runtime.pageCache.invalidate(['chat']);
     ctx.out(`Model ${name} removed.\n`);
     return 0;
   },

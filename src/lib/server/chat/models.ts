@@ -2,6 +2,8 @@ import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { chatModel } from '../db/schema';
 import type { EnvModel } from '../chat-env';
+import { touched } from '../write-scope';
+import { chatArea } from './cache-tags';
 
 /** The built-in site assistant: answers from retrieval alone, always available, free. */
 export const SITE_ASSISTANT = 'site';
@@ -86,9 +88,11 @@ export async function saveModel(db: Db, input: ModelInput): Promise<'added' | 'u
   const [existing] = await db.select({ id: chatModel.id }).from(chatModel).where(eq(chatModel.name, input.name));
   if (existing) {
     await db.update(chatModel).set(values).where(eq(chatModel.id, existing.id));
+    touched(chatArea);
     return 'updated';
   }
   await db.insert(chatModel).values({ ...values, name: input.name, createTime: t });
+  touched(chatArea);
   return 'added';
 }
 
@@ -96,10 +100,12 @@ export async function saveModel(db: Db, input: ModelInput): Promise<'added' | 'u
 export async function updateModel(db: Db, name: string, patch: Partial<Omit<ModelInput, 'name'>>): Promise<boolean> {
   const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   const rows = await db.update(chatModel).set({ ...set, updateTime: Math.floor(Date.now() / 1000) }).where(eq(chatModel.name, name)).returning({ id: chatModel.id });
+  if (rows.length) touched(chatArea);
   return rows.length > 0;
 }
 
 export async function removeModel(db: Db, name: string): Promise<boolean> {
   const rows = await db.delete(chatModel).where(eq(chatModel.name, name)).returning({ id: chatModel.id });
+  if (rows.length) touched(chatArea);
   return rows.length > 0;
 }

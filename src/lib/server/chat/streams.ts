@@ -139,7 +139,7 @@ async function createChatStreams(runtime: Runtime): Promise<ChatStreams> {
   const running = new Map<string, RunningReply>();
   const retrieval = new RetrievalCache();
   let models: { at: number; value: Promise<ChatModelConfig[]> } | null = null;
-  const offInvalidate = runtime.pageCache.onInvalidate((tags) => {
+  const offInvalidate = runtime.invalidation.listen((tags) => {
     if (tags.some((t) => t === 'ask' || t === 'md' || t === 'site')) retrieval.clear();
     if (tags.some((t) => t === 'chat' || t === 'site')) models = null;
   });

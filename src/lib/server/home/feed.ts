@@ -5,6 +5,9 @@ import type { Runtime } from '../runtime';
 import { mdBook, mdPage, user } from '../db/schema';
 import { listPosts, type PostSummary } from '../ask/posts';
 import { listModules, marketFacets, type ModuleCard } from '../market/catalog';
+import { askArea } from '../ask/cache-tags';
+import { mdArea } from '../md/cache-tags';
+import { marketArea } from '../market/cache-tags';
 
 /** How many entries each list of the home page shows. */
 export const HOME_POSTS = 6;
@@ -47,7 +50,7 @@ export async function recentDocs(runtime: Pick<Runtime, 'db'>, locale: Locale, l
  * forum, docs or market change drops it.
  */
 export function homeFeed(runtime: Pick<Runtime, 'db' | 'memo'>, locale: Locale): Promise<HomeFeed> {
-  return runtime.memo.get(`home:feed:${locale}`, ['ask', 'md', 'modules'], () => readHomeFeed(runtime, locale));
+  return runtime.memo.get(`home:feed:${locale}`, [askArea, mdArea, marketArea], () => readHomeFeed(runtime, locale));
 }
 
 async function readHomeFeed(runtime: Pick<Runtime, 'db' | 'memo'>, locale: Locale): Promise<HomeFeed> {

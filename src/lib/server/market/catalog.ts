@@ -10,6 +10,7 @@ import { renderBody } from '../ask/render';
 import { highlight, searchQuery } from '../search/text';
 import { compareVersions, MODULE_CATEGORIES, type ModuleCategory } from '../../shared/market';
 import { MARKET_PAGE_SIZE, type MarketQuery } from '../../shared/market-query';
+import { marketArea } from './cache-tags';
 
 /** Search results are counted up to this many; the page says "1,000+" beyond. */
 export const SEARCH_CAP = 1000;
@@ -102,7 +103,7 @@ export async function popularTags(db: Db, limit = POPULAR_TAGS): Promise<{ tag: 
  * it is filtered by category and price only, so such a page costs one query.
  */
 export function marketFacets(runtime: Pick<Runtime, 'db' | 'memo'>): Promise<MarketFacets> {
-  return runtime.memo.get('modules:facets', ['modules'], async () => {
+  return runtime.memo.get('modules:facets', [marketArea], async () => {
     const [categories, tags] = await Promise.all([categoryCounts(runtime.db), popularTags(runtime.db)]);
     return {
       categories,
@@ -271,11 +272,4 @@ export async function versionsOf(db: Db, moduleId: number, locale: Locale = 'zh-
   }));
 }
 
-/**
- * The page-cache tag of one module's detail page. Downloads and sales drop only this: list pages
- * keep their counts until the next catalogue change, so traffic on one module never empties the
- * whole market's cache.
- */
-export function moduleTag(uid: string): string {
-  return `module:${uid}`;
-}
+

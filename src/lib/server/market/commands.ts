@@ -102,7 +102,6 @@ for (const kind of ['module', 'version'] as const) {
       } catch (e) {
         return refused(ctx, e);
       }
-      await runtime.pageCache.invalidate(['modules']);
       out(`${uid}${version ? ` ${version}` : ''} ${decision.approve ? 'approved and published' : 'rejected'}.\n`);
       return 0;
     },

@@ -4,6 +4,8 @@ import { module } from '../db/schema';
 import { moduleText } from './text';
 import { publishBuilt, readBuilt } from './built';
 import { FIRST_PARTY } from './seed';
+import { touched } from '../write-scope';
+import { marketArea } from './cache-tags';
 
 /** The README-only sample the first demo seeds published as their paid module, before `webhook` took its place. */
 const OLD_SAMPLE_UID = 'sample-paid-module';
@@ -14,7 +16,9 @@ const OLD_SAMPLE_UID = 'sample-paid-module';
  * together). The market lists no invented third-party modules. Idempotent.
  */
 export async function seedMarketDemo(runtime: Pick<Runtime, 'db' | 'config'>): Promise<string[]> {
-  return [...(await seedMath(runtime)), ...(await seedWebhook(runtime)), ...(await delistOldSample(runtime))];
+  const done = [...(await seedMath(runtime)), ...(await seedWebhook(runtime)), ...(await delistOldSample(runtime))];
+  if (done.length) touched(marketArea);
+  return done;
 }
 
 /**

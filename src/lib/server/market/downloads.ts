@@ -3,9 +3,12 @@ import type { Db } from '../db/client';
 import { module, moduleDownload, moduleOrder, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import { compareVersions } from '../../shared/market';
+import { inTransaction, touched } from '../write-scope';
+import { marketModule } from './cache-tags';
 
 export interface DownloadGrant {
   moduleId: number;
+  uid: string;
   versionId: number;
   version: string;
   packagePath: string;
@@ -43,12 +46,14 @@ export async function authoriseDownload(db: Db, input: { userId: number; uid: st
     if (input.version && versions.some((v) => v.version === input.version)) throw new AppError('market.updatesExpired');
     throw new AppError('market.noPackage');
   }
-  return { moduleId: m.id, versionId: chosen.id, version: chosen.version, packagePath: chosen.packagePath, fileName: `${m.uid}-${chosen.version}.zip`, size: chosen.packageSize, counted: !privileged };
+  return { moduleId: m.id, uid: m.uid, versionId: chosen.id, version: chosen.version, packagePath: chosen.packagePath, fileName: `${m.uid}-${chosen.version}.zip`, size: chosen.packageSize, counted: !privileged };
 }
 
 /** Counts a download (and remembers who downloaded, which lets a free module's users review it). */
 export async function recordDownload(db: Db, userId: number, grant: DownloadGrant): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
+    // The module's page shows its downloads; the lists keep theirs until the next catalogue change.
+    touched(marketModule(grant.uid));
     await tx.insert(moduleDownload).values({ moduleId: grant.moduleId, versionId: grant.versionId, userId, createTime: Math.floor(Date.now() / 1000) });
     await tx.update(module).set({ downloads: sql`${module.downloads} + 1` }).where(eq(module.id, grant.moduleId));
   });

@@ -10,6 +10,8 @@ import { UPDATE_SECONDS } from '../../shared/market';
 import { formatDate } from '../../shared/date';
 import type { Locale } from '../../i18n';
 import { recordModuleEvent } from '../modules/events';
+import { inTransaction, touched } from '../write-scope';
+import { marketModule } from './cache-tags';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type PayType = 'balance' | 'score';
@@ -68,7 +70,7 @@ export interface BuyInput {
  * a retry and two tabs; the partial unique index on paid orders backs it up.
  */
 export async function buyModule(db: Db, input: BuyInput): Promise<{ order: OrderSummary & { status: string }; created: boolean }> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [m] = await tx.select({ id: module.id, name: module.name, uid: module.uid, developerId: module.developerId, price: module.price, scorePrice: module.scorePrice, status: module.status })
       .from(module).where(eq(module.uid, input.uid)).limit(1);
     if (!m || m.status !== 'published') throw new AppError('market.notFound');
@@ -116,6 +118,8 @@ export async function buyModule(db: Db, input: BuyInput): Promise<{ order: Order
       if (input.payType === 'score' && amount > commission) await adjustScore(tx, m.developerId, amount - commission, `sale module:${m.uid} order:${orderNo}`, { key: 'user.ledger.memo.sale', params: { uid: m.uid, order: orderNo } });
     }
     await tx.update(module).set({ purchases: sql`${module.purchases} + 1` }).where(eq(module.id, m.id));
+    // The module's page shows its sales; the lists keep theirs until the next catalogue change.
+    touched(marketModule(m.uid));
     await notify(tx, [{
       type: 'market_sale', senderId: input.userId, recipientId: m.developerId, title: m.name,
       summary: input.payType === 'balance' ? `¥${formatMoney(amount - commission)}` : `${amount - commission}`,

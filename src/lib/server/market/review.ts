@@ -6,6 +6,8 @@ import { notify } from '../messages/notify';
 import { displayNameSql } from '../account/users';
 import { compareVersions } from '../../shared/market';
 import type { Manifest } from '../modules/manifest';
+import { inTransaction, touched } from '../write-scope';
+import { marketArea } from './cache-tags';
 
 /** The rule that lets a member decide on developer applications, modules and versions. */
 export const REVIEW_RULE = 'market/approve';
@@ -110,7 +112,8 @@ export interface ModuleDecision {
  */
 export async function decideModule(db: Db, input: ModuleDecision): Promise<{ uid: string; status: 'published' | 'draft'; latestVersion: string }> {
   const reason = requireReason(input.approve, input.reason);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(marketArea);
     const [row] = await tx.select().from(module).where(eq(module.id, input.moduleId)).for('update');
     if (!row || row.status !== 'review') throw new AppError('developer.review.notPending', { status: 404 });
     const t = now();
@@ -156,7 +159,8 @@ export interface VersionDecision {
  */
 export async function decideVersion(db: Db, input: VersionDecision): Promise<{ uid: string; version: string; status: 'published' | 'rejected'; latestVersion: string }> {
   const reason = requireReason(input.approve, input.reason);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(marketArea);
     const [found] = await tx.select({ v: moduleVersion, m: module }).from(moduleVersion)
       .innerJoin(module, eq(module.id, moduleVersion.moduleId)).where(eq(moduleVersion.id, input.versionId)).for('update');
     if (!found || found.v.status !== 'review') throw new AppError('developer.review.notPending', { status: 404 });

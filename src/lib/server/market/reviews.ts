@@ -6,6 +6,8 @@ import { Code } from '../../shared/codes';
 import { displayNameSql } from '../account/users';
 import { notify } from '../messages/notify';
 import { hasDownloaded } from './orders';
+import { inTransaction, touched } from '../write-scope';
+import { marketArea } from './cache-tags';
 
 export interface ReviewItem {
   id: number;
@@ -74,7 +76,8 @@ export async function saveReview(db: Db, input: { userId: number; uid: string; r
   const [m] = await db.select({ id: module.id, name: module.name, uid: module.uid, developerId: module.developerId }).from(module).where(eq(module.uid, input.uid)).limit(1);
   if (!m) throw new AppError('market.notFound');
   if (!(await mayReview(db, input.userId, m.id))) throw new AppError('market.reviewNotAllowed');
-  const result = await db.transaction(async (tx) => {
+  const result = await inTransaction(db, async (tx) => {
+    touched(marketArea);
     await tx.select({ id: module.id }).from(module).where(eq(module.id, m.id)).for('update');
     const t = Math.floor(Date.now() / 1000);
     const [old] = await tx.select({ id: moduleReview.id, rating: moduleReview.rating }).from(moduleReview)
@@ -108,6 +111,7 @@ export async function replyReview(db: Db, input: { userId: number; reviewId: num
   const updated = await db.update(moduleReview).set({ reply: input.content, replyTime: Math.floor(Date.now() / 1000) })
     .where(and(eq(moduleReview.id, row.id), eq(moduleReview.reply, ''))).returning({ id: moduleReview.id });
   if (!updated.length) throw new AppError('market.replyOnce');
+  touched(marketArea);
   await notify(db, [{ type: 'market_review_reply', senderId: input.userId, recipientId: row.reviewer, title: row.name, summary: input.content, link: `/modules/${row.uid}#review-${row.id}` }]);
   return { uid: row.uid };
 }

@@ -13,6 +13,8 @@ import { Code } from '../../shared/codes';
 import { formatDate } from '../../shared/date';
 import { compareVersions, type ModuleStatus } from '../../shared/market';
 import { YUAN, yuanToCents, type ModuleValues, type SalesFilter, type VersionValues } from '../../shared/validation/studio';
+import { inTransaction, touched } from '../write-scope';
+import { marketArea } from './cache-tags';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -135,7 +137,7 @@ async function checkImages(tx: Tx, developerId: number, cover: string, screensho
  */
 export async function saveModule(db: Db, developerId: number, input: ModuleValues, cloud?: CloudImages): Promise<{ id: number; created: boolean; status: ModuleStatus }> {
   const text = await moduleText(input);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     await checkImages(tx, developerId, input.cover, input.screenshots, cloud);
     const t = now();
     const values = {
@@ -150,6 +152,8 @@ export async function saveModule(db: Db, developerId: number, input: ModuleValue
       if (!row) throw missing();
       if (row.uid !== input.uid) throw new AppError('devstudio.error.uidFixed', { fieldKeys: { uid: 'devstudio.error.uidFixed' } });
       await tx.update(module).set(values).where(eq(module.id, row.id));
+      // A listed module's page and the market lists show the new text at once (a draft is on neither).
+      if (row.status === 'published' || row.status === 'delisted') touched(marketArea);
       return { id: row.id, created: false, status: row.status as ModuleStatus };
     }
     // The site's own modules (the editor) keep their uids even before the seed lists them.
@@ -181,10 +185,11 @@ export async function submitModule(db: Db, developerId: number, moduleId: number
 }
 
 async function moveStatus(db: Db, developerId: number, moduleId: number, from: ModuleStatus, to: ModuleStatus, refusal: 'devstudio.error.notPublished' | 'devstudio.error.notDelisted'): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const row = await lockOwn(tx, developerId, moduleId);
     if (row.status !== from) throw new AppError(refusal);
     await tx.update(module).set({ status: to, updateTime: now() }).where(eq(module.id, row.id));
+    touched(marketArea);
   });
 }
 

@@ -6,6 +6,8 @@ import type { Runtime } from '../runtime';
 import type { UserRow } from '../db/rows';
 import { isAdminGroup } from '../site/rules';
 import { BOOK_NAME } from '../../shared/validation/md';
+import { touched } from '../write-scope';
+import { mdArea } from './cache-tags';
 
 export type BookRow = typeof mdBook.$inferSelect;
 export interface Reader { id: number; groupId: number }
@@ -59,6 +61,7 @@ export async function createBook(db: Db, input: { name: string; title: string; t
     visibility: input.visibility ?? 'public', ownerId: input.ownerId ?? 0, weigh: input.weigh ?? 0, createTime: t, updateTime: t,
   }).onConflictDoNothing().returning();
   if (!row) throw new AppError('md.nameTaken', { fieldKeys: { name: 'md.nameTaken' } });
+  touched(mdArea);
   return row;
 }
 
@@ -68,6 +71,7 @@ export async function upsertBook(db: Db, name: string, set: { title?: string; ti
   if (!existing) return { book: await createBook(db, { ...set, name, title: set.title ?? name }), created: true };
   const patch = Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));
   const [book] = await db.update(mdBook).set({ ...patch, updateTime: Math.floor(Date.now() / 1000) }).where(eq(mdBook.id, existing.id)).returning();
+  touched(mdArea);
   return { book: book!, created: false };
 }
 

@@ -25,7 +25,6 @@ registerCommand({
       err(`${e instanceof AppError ? translateAny('en', e.key) : e instanceof Error ? e.message : String(e)}\n`);
       return 1;
     }
-    await runtime.pageCache.invalidate(['md']);
     out(`Imported into ${book}: ${result.created} new pages, ${result.updated} changed.\n`);
     return 0;
   },
@@ -90,7 +89,6 @@ registerCommand({
       title: stringOption(options, 'title'), titleEn: stringOption(options, 'title-en'), description: stringOption(options, 'description'),
       visibility: visibility as 'public' | 'members' | undefined, ownerId,
     });
-    await runtime.pageCache.invalidate(['md']);
     out(`${changed.created ? 'Created' : 'Updated'} book ${changed.book.name} (${changed.book.visibility}).\n`);
     return 0;
   },

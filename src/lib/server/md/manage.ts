@@ -14,6 +14,7 @@ import type { Actor } from '../admin/audit';
 import type { Locale } from '../../i18n';
 import { Code } from '../../shared/codes';
 import { addEditor, createBook, removeEditor, type BookRow } from './books';
+import { mdArea } from './cache-tags';
 
 /** The rule that lets a member create books and run the ones they own (administrators hold it). */
 export const BOOK_RULE = 'md/book';
@@ -91,7 +92,7 @@ export async function createManagedBook(runtime: Runtime, manager: BookManager, 
   const book = await createBook(runtime.db, {
     name: input.name, title: input.title, titleEn: input.title_en, description: input.description, lang: input.lang, visibility: input.visibility, ownerId: owner.id,
   });
-  await runtime.pageCache.invalidate(['md']);
+  await runtime.invalidation.touched(mdArea);
   return book;
 }
 
@@ -116,14 +117,14 @@ export async function saveBookSettings(runtime: Runtime, manager: BookManager, i
     [row] = await runtime.db.update(mdBook).set({ ...patch, updateTime: Math.floor(Date.now() / 1000) }).where(eq(mdBook.id, book.id)).returning() as [BookRow];
   }
   if (editor) await addEditor(runtime.db, book.id, editor.id);
-  await runtime.pageCache.invalidate(['md']);
+  await runtime.invalidation.touched(mdArea);
   return { book: row, before, after: { ...patch, ...(editor ? { addedEditor: editor.username } : {}) } };
 }
 
 export async function dropBookEditor(runtime: Runtime, manager: BookManager, name: string, userId: number): Promise<BookRow> {
   const book = await managedBook(runtime, manager, name);
   await removeEditor(runtime.db, book.id, userId);
-  await runtime.pageCache.invalidate(['md']);
+  await runtime.invalidation.touched(mdArea);
   return book;
 }
 
@@ -132,7 +133,7 @@ export async function setBookArchived(runtime: Runtime, manager: BookManager, na
   const book = await managedBook(runtime, manager, name);
   const archiveTime = archive ? (book.archiveTime || Math.floor(Date.now() / 1000)) : 0;
   const [row] = await runtime.db.update(mdBook).set({ archiveTime }).where(eq(mdBook.id, book.id)).returning();
-  await runtime.pageCache.invalidate(['md']);
+  await runtime.invalidation.touched(mdArea);
   return row!;
 }
 
@@ -148,7 +149,7 @@ export async function deleteManagedBook(runtime: Runtime, manager: BookManager, 
     await tx.delete(mdBook).where(and(eq(mdBook.id, book.id)));
     return { pages: pages.length, revisions: revisions.length };
   });
-  await runtime.pageCache.invalidate(['md']);
+  await runtime.invalidation.touched(mdArea);
   return { book, ...counts };
 }
 

@@ -6,6 +6,8 @@ import { searchVector } from '../search/text';
 import { renderDoc } from './render';
 import { currentRenderSet } from '../modules/markdown';
 import { displayNameSql } from '../db/rows';
+import { inTransaction, touched } from '../write-scope';
+import { mdArea } from './cache-tags';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -93,13 +95,14 @@ export interface Conflict { revisionId: number; title: string; content: string; 
  */
 export async function savePage(db: Db, input: { bookId: number; name: string; title: string; content: string; baseRevision: number; message: string; authorId: number }): Promise<{ revisionId: number } | { conflict: Conflict }> {
   const rendered = await renderDoc(input.title, input.content);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [page] = await tx.select().from(mdPage).where(and(eq(mdPage.bookId, input.bookId), eq(mdPage.name, input.name))).for('update');
     if (!page) throw new AppError('md.pageMissing', { status: 404 });
     if (page.revisionId !== input.baseRevision) {
       const [rev] = await tx.select().from(mdRevision).where(eq(mdRevision.id, page.revisionId));
       return { conflict: { revisionId: page.revisionId, title: page.title, content: page.content, author: await authorName(tx, rev?.authorId ?? 0), time: page.updateTime } };
     }
+    touched(mdArea);
     if (page.content === input.content && page.title === input.title) return { revisionId: page.revisionId };
     const t = now();
     const [rev] = await tx.insert(mdRevision).values({ pageId: page.id, bookId: page.bookId, title: input.title, content: input.content, message: input.message, authorId: input.authorId, createTime: t })
@@ -117,7 +120,8 @@ export async function createPage(db: Db, input: { bookId: number; name: string; 
   if (!PAGE_NAME.test(input.name)) throw new AppError('md.pageName', { fieldKeys: { name: 'md.pageName' } });
   const content = input.content ?? '';
   const rendered = await renderDoc(input.title, content);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    touched(mdArea);
     const [taken] = await tx.select({ id: mdPage.id }).from(mdPage).where(and(eq(mdPage.bookId, input.bookId), eq(mdPage.name, input.name)));
     if (taken) throw new AppError('md.nameTaken', { fieldKeys: { name: 'md.nameTaken' } });
     const parentId = input.parentId ?? 0;
@@ -145,7 +149,8 @@ export async function createPage(db: Db, input: { bookId: number; name: string; 
 export async function renamePage(db: Db, bookId: number, name: string, newName: string): Promise<void> {
   if (!PAGE_NAME.test(newName)) throw new AppError('md.pageName', { fieldKeys: { new_name: 'md.pageName' } });
   if (newName === name) return;
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
+    touched(mdArea);
     const [page] = await tx.select().from(mdPage).where(and(eq(mdPage.bookId, bookId), eq(mdPage.name, name))).for('update');
     if (!page) throw new AppError('md.pageMissing', { status: 404 });
     const [taken] = await tx.select({ id: mdPage.id }).from(mdPage).where(and(eq(mdPage.bookId, bookId), eq(mdPage.name, newName)));
@@ -158,7 +163,8 @@ export async function renamePage(db: Db, bookId: number, name: string, newName: 
 
 /** Moves a page up or down among its siblings, or under another parent (at the end). */
 export async function movePage(db: Db, bookId: number, name: string, to: { direction?: 'up' | 'down'; parent?: string | null }): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
+    touched(mdArea);
     const [page] = await tx.select().from(mdPage).where(and(eq(mdPage.bookId, bookId), eq(mdPage.name, name))).for('update');
     if (!page) throw new AppError('md.pageMissing', { status: 404 });
     if (to.parent !== undefined) {
@@ -189,7 +195,8 @@ export async function movePage(db: Db, bookId: number, name: string, to: { direc
 
 /** Deletes a page without sub-pages; its revisions stay for the record. */
 export async function deletePage(db: Db, bookId: number, name: string): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
+    touched(mdArea);
     const [page] = await tx.select().from(mdPage).where(and(eq(mdPage.bookId, bookId), eq(mdPage.name, name))).for('update');
     if (!page) throw new AppError('md.pageMissing', { status: 404 });
     const [child] = await tx.select({ id: mdPage.id }).from(mdPage).where(eq(mdPage.parentId, page.id)).limit(1);

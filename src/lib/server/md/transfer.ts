@@ -8,6 +8,8 @@ import { readFolder, type FolderBook } from './folder';
 import { createBook } from './books';
 import { createPage, pageTree, readingOrder, savePage } from './pages';
 import { registerSeed } from '../seeds';
+import { touched } from '../write-scope';
+import { mdArea } from './cache-tags';
 
 /**
  * Imports a folder structure into a book (creating the book when needed): new pages are created
@@ -36,6 +38,7 @@ export async function importBook(db: Db, name: string, folder: FolderBook, opts:
       created++;
     }
   }
+  touched(mdArea);
   return { created, updated };
 }
 

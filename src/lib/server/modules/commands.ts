@@ -51,7 +51,7 @@ registerCommand({
     if (kind === 'builtin') {
       return step(ctx, async () => {
         const v = await installReviewed(ctx.runtime, t.uid);
-        await ctx.runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+        await ctx.runtime.invalidation.touched('site', 'ask', 'md', 'modules');
         return `Installed ${t.uid} ${String(v)}.`;
       });
     }
@@ -110,7 +110,7 @@ registerCommand({
     const purge = ctx.options.purge === true;
     return step(ctx, async () => {
       const gone = await uninstall(ctx.runtime, t.uid, CLI_ACTOR, purge);
-      await ctx.runtime.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+      await ctx.runtime.invalidation.touched('site', 'ask', 'md', 'modules');
       return gone ? `Uninstalled ${t.uid}${purge ? ' and removed its data' : ''}.` : `${t.uid} was not installed${purge ? '; its data was removed' : ''}.`;
     });
   },

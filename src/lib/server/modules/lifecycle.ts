@@ -18,7 +18,7 @@ import { SITE_MODULES, installReviewed } from './installs';
 import type { Manifest } from './manifest';
 import { MODULES_CHANNEL, moduleFolders } from './site-modules';
 
-type Rt = Pick<Runtime, 'db' | 'config' | 'site' | 'log' | 'bus' | 'pageCache'>;
+type Rt = Pick<Runtime, 'db' | 'config' | 'site' | 'log' | 'bus' | 'invalidation'>;
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -65,7 +65,7 @@ async function changed(rt: Rt, actor: Actor, action: string, uid: string, before
   // (`silent`) too: not a second one here.
   if (actor !== CLI_ACTOR && !silent.has(actor)) await recordAction(rt.db, actor, `module:${action}`, uid, before, after);
   await rt.bus.publish(MODULES_CHANNEL, { uid, change: action });
-  await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+  await rt.invalidation.touched('site', 'ask', 'md', 'modules');
 }
 
 /** Actors whose caller writes the audit row itself (see `quietly`). */
@@ -162,7 +162,7 @@ export async function disableAll(rt: Rt, actor: Actor, reason: string): Promise<
     .where(and(eq(moduleInstall.enabled, 1))).returning({ uid: moduleInstall.uid });
   if (actor !== CLI_ACTOR) for (const r of rows) await recordAction(rt.db, actor, 'module:disable', r.uid, 'enabled', `disabled: ${reason}`);
   await rt.bus.publish(MODULES_CHANNEL, { change: 'disable-all' });
-  await rt.pageCache.invalidate(['site', 'ask', 'md', 'modules']);
+  await rt.invalidation.touched('site', 'ask', 'md', 'modules');
   return rows.map((r) => r.uid);
 }
 

@@ -23,7 +23,7 @@ import { inspectPackage } from './inspect';
 import { worksWith, type Manifest } from './manifest';
 import { installPackaged } from './lifecycle';
 
-type Rt = Pick<Runtime, 'db' | 'config' | 'site' | 'log' | 'bus' | 'pageCache'>;
+type Rt = Pick<Runtime, 'db' | 'config' | 'site' | 'log' | 'bus' | 'invalidation'>;
 export type RemoteRow = typeof moduleRemote.$inferSelect;
 
 const now = (): number => Math.floor(Date.now() / 1000);

@@ -8,6 +8,11 @@ import { translator, type Locale } from '../../i18n';
 import { areaOfPath, linkFor, type HostContext } from '../../shared/hosts';
 import { chunkUrls, MAX_SITEMAP_URLS, rssFeed, sitemapIndexXml, sitemapXml } from './feeds';
 import { forwardedProto, type ProxyTrust } from '../proxy';
+import { uniqueTags, type CacheTag } from '../cache-tags';
+import { siteWide } from '../site/cache-tags';
+import { askArea } from '../ask/cache-tags';
+import { mdArea } from '../md/cache-tags';
+import { marketArea } from '../market/cache-tags';
 
 // ---------------------------------------------------------------------------------------------
 // Absolute URLs
@@ -122,7 +127,7 @@ export interface SitemapSource {
   /** Lower-case words and dashes: the files are `/sitemap/{name}-{n}.xml`. */
   name: string;
   /** Page-cache tags invalidated when the source's URLs change. */
-  tags: readonly string[];
+  tags: readonly CacheTag[];
   /** The source's non-empty files, at most 10,000 URLs each. */
   files(db: Db): Promise<SitemapFileInfo[]>;
   /** The URLs of file `n` ([] when there is no such file). */
@@ -130,7 +135,7 @@ export interface SitemapSource {
 }
 
 /** A source whose whole list is cheap to build on every request. */
-export function listSource(name: string, tags: readonly string[], list: (db: Db) => Promise<SitemapEntry[]>): SitemapSource {
+export function listSource(name: string, tags: readonly CacheTag[], list: (db: Db) => Promise<SitemapEntry[]>): SitemapSource {
   return {
     name,
     tags,
@@ -148,9 +153,9 @@ function newest(entries: readonly SitemapEntry[]): number | null {
 }
 
 /** The area home pages. */
-const sitePages = listSource('pages', ['site'], async () => ['/', '/ask', '/md', '/modules'].map((path) => ({ path })));
+const sitePages = listSource('pages', [siteWide], async () => ['/', '/ask', '/md', '/modules'].map((path) => ({ path })));
 
-const askCategories = listSource('ask-categories', ['ask'], async (db) => {
+const askCategories = listSource('ask-categories', [askArea], async (db) => {
   const rows = await db.select({ id: askCategory.id }).from(askCategory).orderBy(asc(askCategory.id));
   return rows.map((r) => ({ path: `/ask/lists/category/${r.id}` }));
 });
@@ -162,7 +167,7 @@ const PER_FILE = sql.raw(String(MAX_SITEMAP_URLS));
 /** Published forum posts, paged by id; lastmod is the last activity (new reply, edit, accepted answer). */
 export const askPosts: SitemapSource = {
   name: 'ask-posts',
-  tags: ['ask'],
+  tags: [askArea],
   async files(db) {
     const n = sql<number>`((${askPost.id} - 1) / ${PER_FILE} + 1)::int`;
     const rows = await db.select({ n, count: sql<number>`count(*)::int`, lastmod: sql<string | number>`max(${askPost.lastActivityTime})` })
@@ -179,7 +184,7 @@ export const askPosts: SitemapSource = {
 };
 
 /** Every page of every public book (members-only and archived books never), book by book. */
-const mdPages = listSource('md-pages', ['site', 'md'], async (db) => {
+const mdPages = listSource('md-pages', [siteWide, mdArea], async (db) => {
   const rows = await db.select({ book: mdBook.name, page: mdPage.name, lastmod: mdPage.updateTime }).from(mdPage)
     .innerJoin(mdBook, eq(mdBook.id, mdPage.bookId)).where(and(eq(mdBook.visibility, 'public'), eq(mdBook.archiveTime, 0)))
     .orderBy(desc(mdBook.weigh), asc(mdBook.id), asc(mdPage.id));
@@ -187,7 +192,7 @@ const mdPages = listSource('md-pages', ['site', 'md'], async (db) => {
 });
 
 /** Published modules of the market, newest first; lastmod is the module's last edit. */
-const marketModules = listSource('modules', ['modules'], async (db) => {
+const marketModules = listSource('modules', [marketArea], async (db) => {
   const rows = await db.select({ uid: module.uid, lastmod: module.updateTime }).from(module)
     .where(eq(module.status, 'published')).orderBy(desc(module.publishTime), desc(module.id));
   return rows.map((r) => ({ path: `/modules/${r.uid}`, lastmod: r.lastmod }));
@@ -197,8 +202,8 @@ const marketModules = listSource('modules', ['modules'], async (db) => {
 export const SITEMAP_SOURCES: readonly SitemapSource[] = [sitePages, askCategories, askPosts, mdPages, marketModules];
 
 /** Page-cache tags of the sitemap: those of all its sources. */
-export function sitemapTags(sources: readonly SitemapSource[] = SITEMAP_SOURCES): string[] {
-  return [...new Set(sources.flatMap((s) => s.tags))];
+export function sitemapTags(sources: readonly SitemapSource[] = SITEMAP_SOURCES): CacheTag[] {
+  return uniqueTags(sources.flatMap((s) => s.tags));
 }
 
 export function sitemapFilePath(source: string, n: number): string {

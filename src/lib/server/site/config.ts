@@ -1,21 +1,20 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { config } from '../db/schema';
-import type { Bus } from '../bus';
-import type { PageCache } from '../page-cache';
-
-const CHANNEL = 'config:changed';
+import type { Invalidation } from '../invalidation';
+import { siteConfig, siteWide } from './cache-tags';
 
 /**
  * Site configuration read once and kept in memory: every page needs it. A change goes through
- * `setConfig`, which drops the copy here and on every other instance, and the pages built from it.
+ * `set`, which drops the copy here at once and, once the change's unit of work ends (write-scope.ts),
+ * on every other instance, with the pages built from it.
  */
 export class ConfigStore {
   #values: Promise<ReadonlyMap<string, string>> | null = null;
   readonly #unsubscribe: () => void;
 
-  constructor(private readonly db: Db, private readonly bus: Bus, private readonly pages: PageCache) {
-    this.#unsubscribe = bus.subscribe(CHANNEL, () => { this.#values = null; });
+  constructor(private readonly db: Db, private readonly invalidation: Invalidation) {
+    this.#unsubscribe = invalidation.listen((tags) => { if (tags.includes(siteConfig)) this.#values = null; });
   }
 
   async all(): Promise<ReadonlyMap<string, string>> {
@@ -34,9 +33,9 @@ export class ConfigStore {
     const updated = await this.db.update(config).set({ value, updateTime: Math.floor(Date.now() / 1000) })
       .where(eq(config.name, name)).returning({ id: config.id });
     if (updated.length === 0) throw new Error(`Unknown configuration name "${name}"`);
+    // The row has committed: this instance reads it from now on, the others when the tags go out.
     this.#values = null;
-    await this.bus.publish(CHANNEL, { name });
-    await this.pages.invalidate(['site']);
+    await this.invalidation.touched(siteConfig, siteWide);
   }
 
   close(): void {

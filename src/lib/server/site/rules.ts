@@ -1,6 +1,8 @@
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { userGroup, userRule } from '../db/schema';
+import type { Invalidation } from '../invalidation';
+import { siteRules } from './cache-tags';
 import { lookup, type Locale } from '../../i18n';
 import type { ConfigStore } from './config';
 
@@ -123,19 +125,17 @@ export async function memberRules(db: Db, locale: Locale, groupId: number): Prom
   return enabledRules(db, locale, ids);
 }
 
-const RULES_CHANNEL = 'rules:changed';
-
 /**
  * Rule trees by group and locale, kept in memory: every member page and index call needs one and
- * they change only when an operator edits rules or groups. `invalidate()` drops them here and, via
- * the bus, on every other instance.
+ * they change only when an operator edits rules or groups, which touches `siteRules`
+ * (site/cache-tags.ts): the trees are dropped here and on every other instance once it commits.
  */
 export class RulesCache {
   readonly #trees = new Map<string, Promise<RuleNode[]>>();
   readonly #unsubscribe: () => void;
 
-  constructor(private readonly db: Db, private readonly bus: import('../bus').Bus) {
-    this.#unsubscribe = bus.subscribe(RULES_CHANNEL, () => this.#trees.clear());
+  constructor(private readonly db: Db, invalidation: Invalidation) {
+    this.#unsubscribe = invalidation.listen((tags) => { if (tags.includes(siteRules)) this.#trees.clear(); });
   }
 
   /** The tree of a member group (`memberRules`). */
@@ -146,11 +146,6 @@ export class RulesCache {
   /** The tree a visitor may use (`anonymousRules`). */
   forVisitor(locale: Locale): Promise<RuleNode[]> {
     return this.#get(`v:${locale}`, () => anonymousRules(this.db, locale));
-  }
-
-  async invalidate(): Promise<void> {
-    this.#trees.clear();
-    await this.bus.publish(RULES_CHANNEL, {});
   }
 
   close(): void {

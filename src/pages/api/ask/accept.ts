@@ -11,7 +11,6 @@ export const POST = api(async (ctx) => {
   const { reply_id } = await readInput(ctx, ReplyIdInput);
   const { runtime, apiLocale } = ctx.locals;
   const result = await acceptReply(runtime.db, member.id, reply_id);
-  await runtime.pageCache.invalidate(['ask']);
   return ok({ accepted: result.accepted }, translateAny(apiLocale, result.accepted ? 'ask.accept.done' : 'ask.accept.undone'));
 });
 

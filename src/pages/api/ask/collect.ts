@@ -14,7 +14,6 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   const { runtime, apiLocale } = ctx.locals;
   const result = await toggleCollect(runtime.db, member.id, post_id);
-  await runtime.pageCache.invalidate(['ask']);
   return ok(result, translateAny(apiLocale, result.collected ? 'ask.collect.done' : 'ask.collect.undone'));
 });
 

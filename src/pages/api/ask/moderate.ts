@@ -11,7 +11,6 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, ModerateInput);
   const { runtime, apiLocale } = ctx.locals;
   await moderatePost(runtime.db, member.id, input);
-  await runtime.pageCache.invalidate(['ask']);
   return ok(null, translateAny(apiLocale, 'ask.moderated'));
 });
 

@@ -22,7 +22,6 @@ export const POST = api(async (ctx) => {
   }
   if (input.id) {
     await updatePost(runtime.db, viewer!, { ...input, id: input.id });
-    await runtime.pageCache.invalidate(['ask']);
     return ok({ id: input.id }, translateAny(apiLocale, 'ask.post.saved'));
   }
   // A resubmitted form (same nonce) gets the post it already created, without meeting the limit.
@@ -34,7 +33,6 @@ export const POST = api(async (ctx) => {
   const limited = await writeLimit(ctx, member, 'post');
   if (limited) return limited;
   const { id } = await createPost(runtime.db, member.id, input);
-  await runtime.pageCache.invalidate(['ask']);
   return ok({ id }, translateAny(apiLocale, 'ask.post.published'));
 });
 

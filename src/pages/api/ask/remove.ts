@@ -13,7 +13,6 @@ export const POST = api(async (ctx) => {
   const { runtime, apiLocale } = ctx.locals;
   const viewer = await viewerOf(runtime, member, apiLocale);
   const { postId } = await removeTarget(runtime.db, viewer!, input.type, input.id);
-  await runtime.pageCache.invalidate(['ask']);
   return ok({ post_id: postId }, translateAny(apiLocale, 'ask.removed'));
 });
 

@@ -22,7 +22,6 @@ export const POST = api(async (ctx) => {
   const limited = await writeLimit(ctx, member, input.parent_id ? 'comment' : 'reply');
   if (limited) return limited;
   const { id } = await createReply(runtime.db, member.id, input);
-  await runtime.pageCache.invalidate(['ask']);
   return ok({ id, post_id: input.post_id }, translateAny(apiLocale, 'ask.reply.sent'));
 });
 

@@ -13,7 +13,6 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   const { runtime } = ctx.locals;
   const result = await vote(runtime.db, member.id, input.type, input.id, input.value as 1 | -1);
-  await runtime.pageCache.invalidate(['ask']);
   return ok({ my_vote: result.myVote, score: result.score });
 });
 

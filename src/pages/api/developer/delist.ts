@@ -14,7 +14,6 @@ export const POST = api(async (ctx) => {
   const limited = await rateLimitReply(ctx, `studio:status:${member.id}`, 30, 60);
   if (limited) return limited;
   await delistModule(runtime.db, member.id, id);
-  await runtime.pageCache.invalidate(['modules']);
   return ok({ id, status: 'delisted' }, translateAny(apiLocale, 'devstudio.module.delisted'));
 });
 

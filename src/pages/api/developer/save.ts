@@ -15,8 +15,6 @@ export const POST = api(async (ctx) => {
   const limited = await rateLimitReply(ctx, `studio:save:${member.id}`, 30, 60);
   if (limited) return limited;
   const result = await saveModule(runtime.db, member.id, input, await cloudImages(runtime));
-  // A listed module's page and the market lists show the new text at once.
-  if (result.status === 'published' || result.status === 'delisted') await runtime.pageCache.invalidate(['modules']);
   return ok(result, translateAny(apiLocale, result.created ? 'devstudio.module.created' : 'devstudio.module.saved'));
 });
 

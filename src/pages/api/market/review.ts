@@ -36,7 +36,6 @@ export const POST = api(async (ctx) => {
     after = input.type === 'module'
       ? await decideModule(runtime.db, { ...decision, moduleId: input.id })
       : await decideVersion(runtime.db, { ...decision, versionId: input.id });
-    await runtime.pageCache.invalidate(['modules']);
   }
   // The market decisions are console actions too: in the audit log as `market:<type>:approve|reject`.
   await recordAction(runtime.db, actorOf(ctx, member), `market:${input.type}:${input.approve ? 'approve' : 'reject'}`, input.id, 'review', after);

@@ -19,7 +19,6 @@ export const POST = api(async (ctx) => {
     parentId = parent.page.id;
   }
   const page = await createPage(runtime.db, { bookId: book.id, name: input.name, title: input.title, parentId, authorId: member.id, message: translateAny(apiLocale, 'md.created') });
-  await runtime.pageCache.invalidate(['md']);
   return ok({ name: page.name, revision_id: page.revisionId }, translateAny(apiLocale, 'md.created'));
 });
 

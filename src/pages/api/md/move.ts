@@ -13,7 +13,6 @@ export const POST = api(async (ctx) => {
   const { runtime, apiLocale } = ctx.locals;
   const book = await editableBook(runtime, input.book, member);
   await movePage(runtime.db, book.id, input.name, { direction: input.direction, ...(input.parent !== undefined ? { parent: input.parent || null } : {}) });
-  await runtime.pageCache.invalidate(['md']);
   return ok(null, translateAny(apiLocale, 'md.moved'));
 });
 

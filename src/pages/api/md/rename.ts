@@ -13,7 +13,6 @@ export const POST = api(async (ctx) => {
   const { runtime, apiLocale } = ctx.locals;
   const book = await editableBook(runtime, input.book, member);
   await renamePage(runtime.db, book.id, input.name, input.new_name);
-  await runtime.pageCache.invalidate(['md']);
   return ok({ name: input.new_name }, translateAny(apiLocale, 'md.renamed'));
 });
 

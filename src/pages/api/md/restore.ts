@@ -13,7 +13,6 @@ export const POST = api(async (ctx) => {
   const { runtime, apiLocale } = ctx.locals;
   const book = await editableBook(runtime, input.book, member);
   const result = await restoreRevision(runtime.db, book.id, input.name, input.revision_id, member.id, `${translateAny(apiLocale, 'md.restored')} #${input.revision_id}`);
-  await runtime.pageCache.invalidate(['md']);
   return ok({ revision_id: result.revisionId }, translateAny(apiLocale, 'md.restored'));
 });
 

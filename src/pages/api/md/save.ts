@@ -24,7 +24,6 @@ export const POST = api(async (ctx) => {
     const c = result.conflict;
     return envelope({ code: Code.error, msg: translateAny(apiLocale, 'md.conflict'), data: { conflict: { revision_id: c.revisionId, title: c.title, content: c.content, author: c.author, time: c.time } } });
   }
-  await runtime.pageCache.invalidate(['md']);
   return ok({ revision_id: result.revisionId }, translateAny(apiLocale, 'md.saved'));
 });
 

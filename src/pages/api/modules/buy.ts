@@ -1,7 +1,6 @@
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { buyModule } from '../../../lib/server/market/orders';
-import { moduleTag } from '../../../lib/server/market/catalog';
 import { BuyInput } from '../../../lib/shared/validation/market';
 import { DEFAULT_COMMISSION } from '../../../lib/shared/market';
 import { translateAny } from '../../../lib/i18n';
@@ -14,8 +13,7 @@ export const POST = api(async (ctx) => {
   const input = await readInput(ctx, BuyInput);
   const { runtime, apiLocale } = ctx.locals;
   const commission = Number(await runtime.site.get('market_commission', String(DEFAULT_COMMISSION)));
-  const { order, created } = await buyModule(runtime.db, { userId: member.id, uid: input.uid, payType: input.pay_type, nonce: input.nonce, commission, timeZone: await siteTimeZone(runtime.site) });
-  if (created) await runtime.pageCache.invalidate([moduleTag(input.uid)]);
+  const { order } = await buyModule(runtime.db, { userId: member.id, uid: input.uid, payType: input.pay_type, nonce: input.nonce, commission, timeZone: await siteTimeZone(runtime.site) });
   return ok({
     order: { order_no: order.orderNo, status: order.status, pay_type: order.payType, amount: order.amount, pay_time: order.payTime, updates_until: order.updatesUntil },
   }, translateAny(apiLocale, 'market.paid'));

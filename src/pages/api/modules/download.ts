@@ -1,12 +1,10 @@
-import type { Runtime } from '../../../lib/server/runtime';
 import { routeAccess, MEMBERS } from '../../../lib/shared/access';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { api, AppError, ok, rateLimitReply, readInput } from '../../../lib/server/http';
 import { hasRule, requireUser } from '../../../lib/server/auth/guard';
-import { authoriseDownload, recordDownload, type DownloadGrant } from '../../../lib/server/market/downloads';
-import { moduleTag } from '../../../lib/server/market/catalog';
+import { authoriseDownload, recordDownload } from '../../../lib/server/market/downloads';
 import { packageFile } from '../../../lib/server/market/packages';
 import { REVIEW_RULE } from '../../../lib/server/market/review';
 import { DownloadInput } from '../../../lib/shared/validation/market';
@@ -30,7 +28,7 @@ export const GET = api(async (ctx) => {
   const grant = await authoriseDownload(runtime.db, { userId: member.id, uid: input.uid, version: input.version, reviewer });
   if (isCloudPackage(grant.packagePath)) {
     const url = await signedPackageUrl(runtime, grant.packagePath, grant.fileName);
-    if (grant.counted) await countDownload(runtime, member.id, grant, input.uid);
+    if (grant.counted) await recordDownload(runtime.db, member.id, grant);
     if (new URL(ctx.request.url).searchParams.get('envelope') === '1') {
       return ok({ url, expires: Math.floor(Date.now() / 1000) + PACKAGE_URL_TTL, name: grant.fileName, size: grant.size });
     }
@@ -39,7 +37,7 @@ export const GET = api(async (ctx) => {
   const file = packageFile(runtime, grant.packagePath);
   const info = file ? await stat(file).catch(() => null) : null;
   if (!file || !info?.isFile()) throw new AppError('market.packageMissing');
-  if (grant.counted) await countDownload(runtime, member.id, grant, input.uid);
+  if (grant.counted) await recordDownload(runtime.db, member.id, grant);
   return new Response(Readable.toWeb(createReadStream(file)) as ReadableStream, {
     headers: {
       'content-type': 'application/zip',
@@ -50,12 +48,6 @@ export const GET = api(async (ctx) => {
     },
   });
 });
-
-/** A public download: counted on the module, whose cached page shows the count. */
-async function countDownload(runtime: Runtime, userId: number, grant: DownloadGrant, uid: string): Promise<void> {
-  await recordDownload(runtime.db, userId, grant);
-  await runtime.pageCache.invalidate([moduleTag(uid)]);
-}
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */
 export const access = routeAccess({

@@ -13,7 +13,6 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   const { runtime, apiLocale } = ctx.locals;
   const result = await saveReview(runtime.db, { userId: member.id, uid: input.uid, rating: input.rating, content: input.content });
-  await runtime.pageCache.invalidate(['modules']);
   return ok(result, translateAny(apiLocale, 'market.reviewSaved'));
 });
 

@@ -13,7 +13,6 @@ export const POST = api(async (ctx) => {
   if (limited) return limited;
   const { runtime, apiLocale } = ctx.locals;
   await replyReview(runtime.db, { userId: member.id, reviewId: input.review_id, content: input.content });
-  await runtime.pageCache.invalidate(['modules']);
   return ok(null, translateAny(apiLocale, 'market.replied'));
 });
 

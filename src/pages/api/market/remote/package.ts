@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { api, AppError, rateLimitReply, readInput } from '../../../../lib/server/http';
 import { recordDownload } from '../../../../lib/server/market/downloads';
-import { moduleTag } from '../../../../lib/server/market/catalog';
 import { storedPackage } from '../../../../lib/server/market/package-review';
 import { memberOfToken, remoteGrant } from '../../../../lib/server/market/remote';
 import { sha256Of } from '../../../../lib/server/modules/inspect';
@@ -27,10 +26,7 @@ export const GET = api(async (ctx) => {
     runtime.log.error('module package changed after review', { uid: input.uid, version: grant.version });
     throw new AppError('market.packageTampered', { values: { uid: input.uid, version: grant.version } });
   }
-  if (grant.counted) {
-    await recordDownload(runtime.db, userId, grant);
-    await runtime.pageCache.invalidate([moduleTag(input.uid)]);
-  }
+  if (grant.counted) await recordDownload(runtime.db, userId, grant);
   return new Response(new Uint8Array(bytes), {
     headers: {
       'content-type': 'application/zip',
