@@ -83,7 +83,12 @@ describe('the CLI command registry', () => {
     });
     expect(usage()).toMatch(/\n {2}test:echo <word> \[--loud\] +says a word\n/);
     const rows: unknown[][] = [];
-    const runtime = { db: { insert: () => ({ values: (v: unknown) => { rows.push([v]); return Promise.resolve(); } }) }, log: { warn: () => undefined } } as unknown as Runtime;
+    const runtime = {
+      db: { insert: () => ({ values: (v: unknown) => { rows.push([v]); return Promise.resolve(); } }) },
+      log: { warn: () => undefined },
+      // A command runs as one unit of work (its cache tags published after it): here, nothing to publish.
+      invalidation: { unit: <T>(fn: () => Promise<T>) => fn() },
+    } as unknown as Runtime;
     const c = capture();
     expect(await runCommand(['test:echo', 'hi', '--loud'], runtime, c.io)).toBe(0);
     expect(c.out()).toBe('HI\n');

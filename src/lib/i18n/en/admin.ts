@@ -325,7 +325,7 @@ export default {
   'admin.modules.jobOk': 'last run {time}: done in {ms} ms',
   'admin.modules.jobFailed': 'last run {time} failed: {error}',
   'admin.modules.jobNext': 'next {time}',
-  'admin.modules.instances': 'Package unpacked on {have} of {live} live instances.',
+  'admin.modules.instances': 'Package unpacked on {have} of {live} live {live|instance|instances}.',
   'admin.modules.lacking': 'Without it: {list}.',
   'admin.audit.actor': 'Who',
   'admin.audit.action': 'What',

@@ -134,7 +134,7 @@ export default {
   'modules.settings.none': 'The module {uid} is not installed here or has no settings',
   'modules.settings.unknown': 'The module has no setting "{key}"',
   'modules.settings.text': 'Enter text',
-  'modules.settings.tooLong': 'At most {max} characters',
+  'modules.settings.tooLong': 'At most {max} {max|character|characters}',
   'modules.settings.url': 'Enter an http:// or https:// address without a user name or password, or leave it empty',
   'modules.settings.boolean': 'Choose on or off',
   'modules.settings.choice': 'Choose one of the listed values',
