@@ -53,6 +53,8 @@ test('a module fills the post footer, the home page, the docs aside and the cons
   expect(axe.violations.map((v) => v.id)).toEqual([]);
 
   await visitor.goto(`${srv.url}/`);
+  // Loaded on demand: the section, after the feed, hydrates when it scrolls into view.
+  await visitor.locator('[data-slot="home.section"]').scrollIntoViewIfNeeded();
   await expect(visitor.locator('.cheer-home')).toHaveText('来自模块的问候');
   // The component that throws is caught by its boundary: its place is empty and hidden, the page whole.
   await expect(visitor.locator('[data-slot="home.section"] [data-module-state="failed"]')).toHaveCount(1);
@@ -64,6 +66,7 @@ test('a module fills the post footer, the home page, the docs aside and the cons
   await boss.goto(`${srv.url}/md/guide-en/install`);
   await expect(boss.locator('.doc-toc .cheer-docs')).toHaveText('guide-en/install');
   await boss.goto(`${srv.url}/admin/modules`);
+  await boss.locator('[data-slot="admin.section"]').scrollIntoViewIfNeeded();
   await expect(boss.locator('[data-slot="admin.section"] .cheer-admin')).toHaveText('Cheer settings');
 
   // Uninstalled: the places are gone, without a restart.
