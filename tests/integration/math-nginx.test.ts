@@ -148,7 +148,7 @@ describe.skipIf(SKIP !== null)('math on two instances behind nginx, in Chromium'
 
   /** Waits (polling, no sleeps) until instance 2's reader sees `want`, within the 2 s budget from `started`. */
   const seenOn2 = async (reader: Page, started: number, want: Record<string, unknown>, what: string): Promise<void> => {
-    await expect.poll(() => mathOf(reader), { timeout: scaled(EFFECTIVE_MS), intervals: [0] }).toMatchObject(want);
+    await expect.poll(() => mathOf(reader), { timeout: scaled(EFFECTIVE_MS), interval: 20 }).toMatchObject(want);
     console.log(`${what} seen through instance 2 in ${Date.now() - started} ms`);
   };
 
