@@ -16,6 +16,7 @@ import type { Runtime } from '../../src/lib/server/runtime';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { installModule } from '../../src/lib/server/modules/installs';
+import { runCommand } from '../../src/server/cli';
 import { postJson, raw } from '../helpers/server';
 import { scaled } from '../helpers/time-scale.mjs';
 import { until } from '../helpers/until';
@@ -164,6 +165,9 @@ describe('the webhook module', () => {
     await rt.db.update(moduleJob).set({ nextTime: 0 }).where(eq(moduleJob.moduleUid, 'webhook'));
     await until(async () => (await rt.db.select().from(moduleJob))[0]!.runs === 2, 'the failing ping', scaled(15_000));
     expect((await rt.db.select().from(moduleJob))[0]).toMatchObject({ lastOk: 0, lastError: 'the address answered 500', failures: 1 });
+    const out: string[] = [];
+    expect(await runCommand(['module:list'], rt, { out: (t: string) => out.push(t), err: () => undefined, cwd: process.cwd() })).toBe(0);
+    expect(out.join('')).toMatch(/\n {2}job ping\tlast run \d{4}-\d\d-\d\d \d\d:\d\d UTC failed: the address answered 500\tnext \d{4}-.* UTC\truns 2, failed 1\n/);
     const page = (await raw(srv.url, '/admin/modules', { headers: { cookie: `ba-user-token=${tokens.boss!}; ba-lang=en` } })).text;
     expect(page).toContain('the address answered 500');
   }, scaled(90_000));

@@ -5,6 +5,7 @@ import { refused, registerCommand, stringOption, type CommandContext } from '../
 import { CLI_ACTOR } from '../admin/audit';
 import { SITE_MODULES, installReviewed } from './installs';
 import { disableAll, installable, installedList, installPackaged, rollbackModule, setModuleEnabled, uninstall, upgradeModule } from './lifecycle';
+import { jobRows } from './jobs';
 import { packCommand } from './pack';
 import { connectRemote, installRemote, listRemote } from './remote';
 
@@ -24,14 +25,20 @@ async function step(ctx: CommandContext, work: () => Promise<string>): Promise<n
 
 registerCommand({
   name: 'module:list', section: 'modules', readOnly: true,
-  summary: 'installed modules: version, enabled, package hash, running here or not, the last problem',
+  summary: 'installed modules: version, enabled, package hash, running here or not, the last problem, each scheduled job\'s last run',
   async run({ runtime, out }) {
     const rows = await installedList(runtime);
     const running = new Set(runtime.modules.list().map((m) => m.uid));
+    const jobs = await jobRows(runtime.db, rows.map((r) => r.uid));
+    const iso = (s: number): string => new Date(s * 1000).toISOString().slice(0, 16).replace('T', ' ');
     for (const uid of Object.keys(SITE_MODULES)) if (!rows.some((r) => r.uid === uid)) out(`${uid}\t-\tnot installed\n`);
     for (const r of rows) {
       const state = r.enabled ? 'enabled' : 'disabled';
       out(`${r.uid}\t${r.version}\t${state}${r.sha256 ? `\tsha256 ${r.sha256.slice(0, 12)}` : '\tbuilt in'}${r.previousVersion ? `\tprevious ${r.previousVersion}` : ''}${running.has(r.uid) ? '\trunning here' : ''}${r.reason ? `\t(${r.reason})` : ''}\n`);
+      for (const j of jobs.filter((x) => x.moduleUid === r.uid)) {
+        const last = !j.lastTime ? 'not run yet' : j.lastOk ? `last run ${iso(j.lastTime)} UTC ok (${j.lastMs} ms)` : `last run ${iso(j.lastTime)} UTC failed: ${j.lastError}`;
+        out(`  job ${j.name}\t${last}\tnext ${iso(j.nextTime)} UTC\truns ${j.runs}, failed ${j.failures}\n`);
+      }
     }
     if (runtime.modules.safeMode) out('safe mode: every module is disabled on this instance (ATRIUM_SAFE_MODE)\n');
     return 0;

@@ -1,9 +1,9 @@
 // The site's live instances and the module packages each has unpacked, so that an install or an
 // upgrade is activated once every live instance has the package (issue 26, lifecycle): each instance
 // writes a row in `module_instance` every 2 s (and at once when it has unpacked a package), and a
-// row older than 6 s is an instance that is gone. Before activating a new package an instance waits
-// (at most 3 s) until every live instance lists it; the instances still without it then are
-// reported to administrators on the module's row. A site on PGlite is one process: no wait, no rows.
+// row older than 15 s is an instance that is gone (a loaded instance can miss a few beats). Before
+// activating a new package an instance waits (at most 3 s) until every live instance lists it; the
+// instances still without it then are reported to administrators on the module's row. A site on PGlite is one process: no wait, no rows.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { eq, gt, lt } from 'drizzle-orm';
@@ -12,7 +12,7 @@ import { moduleInstance } from '../db/schema';
 
 /** How often an instance says it is alive, and after how long without a word it is taken for gone. */
 export const HEARTBEAT_MS = 2000;
-export const INSTANCE_TTL_MS = 6000;
+export const INSTANCE_TTL_MS = 15_000;
 /** The longest an activation waits for other instances to have the package. */
 export const ACTIVATION_WAIT_MS = 3000;
 const POLL_MS = 50;

@@ -228,7 +228,9 @@ export class SiteModules implements RunningModules {
         await this.disable(row.uid, `activation failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    const waitStarted = Date.now();
     const lacking = await this.presence.waitForAll(incoming.map((i) => i.row.sha256));
+    if (incoming.length) this.rt.log.info('module packages ready on every live instance', { uids: incoming.map((i) => i.row.uid), waitedMs: Date.now() - waitStarted });
     for (const { row, manifest, folders } of incoming) {
       this.preparing.delete(row.sha256);
       this.host?.unregister(row.uid);

@@ -36,7 +36,7 @@ export const moduleJob = pgTable('module_job', {
 /**
  * The site's live instances: each writes its row every few seconds with the module packages it
  * has unpacked (sha256s), so an install or upgrade is activated once every live instance has the
- * package. A row not refreshed for a few seconds is an instance that is gone.
+ * package. A row not refreshed for 15 s is an instance that is gone.
  */
 export const moduleInstance = pgTable('module_instance', {
   id: varchar('id', { length: 64 }).primaryKey(),
