@@ -37,7 +37,7 @@ test('an administrator connects to a market with the keyboard, sees what it offe
   await section.getByRole('textbox', { name: 'API token' }).focus();
   await boss.keyboard.type(made.data.token);
   await boss.keyboard.press('Enter');
-  await expect(boss.locator('[data-admin-flash]')).toHaveText(`Connected to ${srv.url}: key ${fingerprint} pinned, 1 module(s) offered to this token`);
+  await expect(boss.locator('[data-admin-flash]')).toHaveText(`Connected to ${srv.url}: key ${fingerprint} pinned, 2 modules offered to this token`); // its math and the editor every market offers
   await expect(section.locator(`[data-remote="${srv.url}"]`)).toContainText(fingerprint);
 
   // What it offers, by the link and Enter.

@@ -191,6 +191,8 @@ describe.skipIf(SKIP !== null)('math on two instances behind nginx, in Chromium'
     // Installed from the module's market page, through instance 1.
     await boss.goto(`${BASE}/modules/math`);
     await see(boss.getByText('This module is not installed on this site.')).toBeVisible();
+    // The administrator confirms after reading what the module may do.
+    boss.once('dialog', (d) => void d.accept());
     let at = await onInstance1(boss, () => boss.getByRole('button', { name: 'Install on this site' }).click());
     await see(boss.getByText('Installed version 1.0.0')).toBeVisible();
     await effectiveOn2(at, (html) => html.includes(MATH), 'the install', reader, { inline: 1, block: 1, source: false });
@@ -219,6 +221,7 @@ describe.skipIf(SKIP !== null)('math on two instances behind nginx, in Chromium'
     // 1.1.0 approved and installed through instance 1: instance 2 renders with its class.
     expect(await call(boss, '/api/market/review', { type: 'version', id: upgradeId, approve: true })).toMatchObject({ code: 1 });
     await boss.goto(`${BASE}/modules/math`);
+    boss.once('dialog', (d) => void d.accept());
     at = await onInstance1(boss, () => boss.getByRole('button', { name: 'Update to 1.1.0' }).click());
     await see(boss.getByText('Installed version 1.1.0')).toBeVisible();
     await effectiveOn2(at, (html) => html.includes('math-v1-1'), 'the upgrade', reader, { inline: 1, cls: expect.stringContaining('math-v1-1') });

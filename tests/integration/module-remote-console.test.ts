@@ -114,7 +114,8 @@ describe('connecting from the console', () => {
     expect(wrong).toMatchObject({ code: 0, msg: `${relayUrl} 的市场公钥指纹是 ${fingerprint}，不是你给出的 ${other}：未连接` });
     expect(await b.runtime.db.select().from(moduleRemote)).toEqual([]);
     const done = await post<{ id: number; fingerprint: string; modules: number }>('/api/admin/remoteMarkets', { action: 'connect', url: relayUrl, token: marketToken, fingerprint: fingerprint.toUpperCase() });
-    expect(done).toMatchObject({ code: 1, data: { fingerprint, modules: 1 }, msg: `Connected to ${relayUrl}: key ${fingerprint} pinned, 1 module(s) offered to this token` });
+    // Every market offers its editor package too (free), beside the math this test published.
+    expect(done).toMatchObject({ code: 1, data: { fingerprint, modules: 2 }, msg: `Connected to ${relayUrl}: key ${fingerprint} pinned, 2 modules offered to this token` });
     const [row] = await b.runtime.db.select().from(moduleRemote);
     expect(row).toMatchObject({ id: done.data.id, url: relayUrl, fingerprint, token: marketToken });
     // Listed without its token; audited with the administrator's name, the token nowhere in the log.
@@ -131,13 +132,16 @@ describe('connecting from the console', () => {
 describe('installing from the console', () => {
   it('lists what the token may install, free or bought, beside what is installed here', async () => {
     const offers = await get<{ markets: { url: string; error: string | null; modules: Offered[] }[] }>('/api/admin/remoteModules');
-    expect(offers.data.markets).toEqual([{ id: expect.any(Number), url: relayUrl, fingerprint, error: null, modules: [
+    expect(offers.data.markets).toMatchObject([{ id: expect.any(Number), url: relayUrl, fingerprint, error: null }]);
+    const offered = offers.data.markets[0]!.modules;
+    expect(offered.map((m) => m.uid).sort()).toEqual(['editor', 'math']);
+    expect(offered.find((m) => m.uid === 'math')).toEqual(
       { uid: 'math', name: 'Math', latest: expect.stringMatching(/^1\.\d+\.\d+$/), free: true, installed: null, installable: true, capabilities: ['markdown', 'client:code'] },
-    ] }]);
+    );
     const html = await page('/admin/modules?remote=list');
     expect(html).toContain(`Offered by ${relayUrl}`);
     expect(html).toMatch(/<tr data-remote-module="math">\s*<td>Math <span class="muted">math<\/span><\/td>/);
-    expect(html).toContain(`Install Math ${offers.data.markets[0]!.modules[0]!.latest}`);
+    expect(html).toContain(`Install Math ${offered.find((m) => m.uid === 'math')!.latest}`);
     const zh = await page('/admin/modules?remote=list', 'zh-cn');
     expect(zh).toMatch(/<td>数学公式 <span class="muted">math<\/span><\/td>\s*<td>1\.\d+\.\d+<\/td>\s*<td>免费<\/td>\s*<td>未安装<\/td>/);
   });

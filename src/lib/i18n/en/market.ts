@@ -59,7 +59,7 @@ export default {
   'market.remote.tokenField': 'Paste the API token a member made in the member center of that market',
   'market.remote.fingerprintField': 'Read the market\'s key first: the fingerprint to pin is missing',
   'market.remote.keyRead': 'The market at {url} signs with the key of fingerprint {fingerprint}',
-  'market.remote.connected': 'Connected to {url}: key {fingerprint} pinned, {n} module(s) offered to this token',
+  'market.remote.connected': 'Connected to {url}: key {fingerprint} pinned, {n} {n|module|modules} offered to this token',
   'market.remote.disconnected': 'Disconnected from {url}: the modules installed from it keep running',
   'market.remote.installed': 'Installed {uid} {version} from {url} (signature and sha256 checked with the pinned key)',
   'market.remote.console.title': 'Markets of other Atrium sites',
