@@ -291,7 +291,8 @@ describe('versions and review', () => {
   it('delists and relists a published module, refreshing the market; an edit keeps it published', async () => {
     // The operators' approval (another part of the market) publishes it.
     await rt.db.update(module).set({ status: 'published', latestVersion: '1.0.0' }).where(eq(module.id, moduleId));
-    const invalidate = vi.spyOn(rt.pageCache, 'invalidate');
+    // The services declare `modules`; the request's unit of work publishes it once it has committed.
+    const invalidate = vi.spyOn(rt.invalidation, 'publish');
     try {
       expect(await post('dev', '/api/developer/relist', { id: moduleId })).toMatchObject({ code: 0, msg: 'Only a delisted module can be listed again' });
       expect(await post('dev', '/api/developer/save', moduleBody({ id: moduleId, summary: 'Now even friendlier' }))).toMatchObject({ code: 1, data: { status: 'published' } });

@@ -6,6 +6,8 @@ import { answerWithoutRuntime, runCommand, usage } from '../../src/server/cli';
 import { listCommands, maskSecrets, parseCommand, registerCommand, unregisterCommand, findCommand } from '../../src/lib/server/commands';
 import { registry } from '../../src/lib/shared/registry';
 import type { Runtime } from '../../src/lib/server/runtime';
+import { Invalidation } from '../../src/lib/server/invalidation';
+import { createMemoryBus } from '../../src/lib/server/bus';
 
 function capture(): { io: { out(t: string): void; err(t: string): void; cwd: string }; out: () => string; err: () => string } {
   let out = '';
@@ -83,12 +85,7 @@ describe('the CLI command registry', () => {
     });
     expect(usage()).toMatch(/\n {2}test:echo <word> \[--loud\] +says a word\n/);
     const rows: unknown[][] = [];
-    const runtime = {
-      db: { insert: () => ({ values: (v: unknown) => { rows.push([v]); return Promise.resolve(); } }) },
-      log: { warn: () => undefined },
-      // A command runs as one unit of work (its cache tags published after it): here, nothing to publish.
-      invalidation: { unit: <T>(fn: () => Promise<T>) => fn() },
-    } as unknown as Runtime;
+    const runtime = { db: { insert: () => ({ values: (v: unknown) => { rows.push([v]); return Promise.resolve(); } }) }, log: { warn: () => undefined }, invalidation: new Invalidation(createMemoryBus()) } as unknown as Runtime;
     const c = capture();
     expect(await runCommand(['test:echo', 'hi', '--loud'], runtime, c.io)).toBe(0);
     expect(c.out()).toBe('HI\n');
