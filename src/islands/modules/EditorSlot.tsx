@@ -10,15 +10,11 @@ import { Component, useEffect, useId, useState, type ComponentType, type ErrorIn
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import * as sdk from './client-sdk';
 import { flushDraft, scheduleDraft } from '../../lib/client/drafts';
-import { MODULE_DEPS_GLOBAL, type EditorClient, type EditorProps } from '../../lib/shared/module-client';
+import { MODULE_DEPS_GLOBAL, type EditorClient, type EditorProps, type EditorState } from '../../lib/shared/module-client';
 import '../../styles/markdown.css';
 import './editor-slot.css';
 
-/** What the page knows of the editor module: installed or not, and its client component when it runs here. */
-export interface EditorState {
-  installed: boolean;
-  client: EditorClient | null;
-}
+export type { EditorState };
 
 export interface EditorSlotProps extends EditorProps {
   editor: EditorState;
@@ -111,8 +107,8 @@ export default function EditorSlot({ editor, ...props }: EditorSlotProps): React
   if (!editor.installed) {
     return (
       <div className="editor-slot editor-slot--missing" data-editor="missing">
-        <p className="editor-slot__title">{t(props.messages, 'editor.notInstalled')}</p>
-        <p className="small muted">{t(props.messages, 'editor.notInstalledLead')}</p>
+        <p className="editor-slot__title">{editor.notice?.title}</p>
+        <p className="small muted">{editor.notice?.lead}</p>
       </div>
     );
   }
