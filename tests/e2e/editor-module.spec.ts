@@ -78,9 +78,12 @@ test('without the editor every place that writes markdown says so; installed fro
   expect(await question).toBe('Install Atrium Editor on this site? It asks for: Runs code in members\' browsers.');
   await expect(boss.getByText('Installed version 1.0.0')).toBeVisible();
 
-  // The post form loads the editor from the package, React and the SDK from the import map.
+  // The post form loads the editor from the package, React and the SDK from the import map, also
+  // when the page is reached by the in-app router (the import map arrives with the new head).
   const loaded = await moduleRequests(boss, async () => {
-    await boss.goto(`${srv.url}/ask/post`);
+    await boss.goto(`${srv.url}/ask`);
+    await boss.getByRole('link', { name: 'New post' }).first().click();
+    await expect(boss).toHaveURL(/\/ask\/post$/);
     await expect(boss.getByRole('toolbar', { name: 'Formatting' })).toBeVisible();
   });
   expect(loaded).toEqual(expect.arrayContaining([

@@ -68,11 +68,11 @@ beforeAll(async () => {
 afterAll(async () => { await srv?.stop(); });
 
 describe('the editor module', () => {
-  it('is required to post: the API and the page say "Please install editor" until it is installed', async () => {
+  it('is required to post: the API says "Editor required" and the page "Please install editor" until it is installed', async () => {
     await uninstallModule(rt.db, 'editor');
     const reply = await call('asker', '/api/ask/post', { title: 'Needs an editor', category_id: question, content: 'body', nonce: nonce() });
     expect(reply.code).toBe(0);
-    expect(reply.msg).toBe('Please install editor');
+    expect(reply.msg).toBe('Editor required');
     const page = await raw(srv.url, '/ask/post', { headers: { cookie: `${people.asker!.cookie}; ba-lang=en` } });
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h2>Please install editor</h2>');

@@ -388,7 +388,9 @@ describe('a module page', () => {
     expect(member).not.toContain('data-market="install"');
     const fresh = (await page('/modules/editor', 'boss')).text;
     expect(fresh).toContain('This module is not installed on this site.');
-    expect(fresh).toContain('data-market="install">Install on this site</button>');
+    // What it asks for, in words, confirmed before installing (issue 26: client code is a capability).
+    expect(fresh).toContain('<li data-capability="client:code">Runs code in members&#39; browsers</li>');
+    expect(fresh).toMatch(/data-market="install" data-confirm="Install Atrium Editor on this site\? It asks for: Runs code in members(&#39;|')? browsers\.">Install on this site<\/button>/);
     const version = await installModule(rt.db, 'editor');
     expect(version).toBeTruthy();
     const installed = (await page('/modules/editor', 'boss')).text;
@@ -398,7 +400,7 @@ describe('a module page', () => {
     await rt.db.update(module).set({ latestVersion: '9.9.9' }).where(eq(module.uid, 'editor'));
     const outdated = (await page('/modules/editor', 'boss')).text;
     expect(outdated).toContain(`Update available: ${version} → 9.9.9`);
-    expect(outdated).toContain('data-market="install">Update to 9.9.9</button>');
+    expect(outdated).toMatch(/data-market="install" data-confirm="[^"]+">Update to 9\.9\.9<\/button>/);
     await rt.db.update(module).set({ latestVersion: version as string }).where(eq(module.uid, 'editor'));
     await rt.db.delete(moduleInstall).where(eq(moduleInstall.uid, 'editor'));
   });

@@ -5,7 +5,7 @@
 // client code from the package's hashed URL, with React and the client SDK given by the page's
 // import map; uninstalling takes it away and keeps what was saved. No editor code is in the
 // site's own bundles. A site whose editor was installed before it had a package keeps it.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
 import { ROOT, TMP } from '../helpers/paths';
+import { scanSiteBundles } from '../helpers/dist-scan';
 import { scaled } from '../helpers/time-scale.mjs';
 
 type Env = { code: number; msg: string; data: Record<string, unknown> | null };
@@ -201,21 +202,7 @@ describe('the site\'s own bundles', () => {
   const built = existsSync(join(dist, 'client')) && existsSync(join(dist, 'server'));
 
   it.skipIf(!built)('hold no editor code: it reaches a site only as the editor package', () => {
-    let scanned = 0;
-    const hits: string[] = [];
-    const scan = (path: string): void => {
-      for (const entry of readdirSync(path, { withFileTypes: true })) {
-        const full = join(path, entry.name);
-        if (entry.isDirectory()) {
-          if (full !== join(dist, 'modules')) scan(full);
-        } else if (/\.(?:m?js|html|css)$/.test(entry.name) && statSync(full).size > 0) {
-          const text = readFileSync(full, 'utf8');
-          scanned++;
-          for (const m of MARKERS) if (text.includes(m)) hits.push(`${full}: ${m}`);
-        }
-      }
-    };
-    scan(dist);
+    const { scanned, hits } = scanSiteBundles(dist, MARKERS, /\.(?:m?js|html|css)$/);
     expect(scanned).toBeGreaterThan(10);
     expect(hits).toEqual([]);
     const pkg = readFileSync(join(dist, 'modules', 'editor', 'client.mjs'), 'utf8');

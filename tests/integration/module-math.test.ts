@@ -2,7 +2,7 @@
 // reproducible package, run by the real module host, it renders TeX to MathML the site's sanitiser
 // keeps (no style attribute, MathML elements and presentational attributes only); a variant at 1.1.0
 // renders visibly differently (for upgrade tests); and the site's own bundles carry no temml code.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModuleHost } from '../../src/lib/server/modules/host/host';
@@ -12,6 +12,7 @@ import type { HostedModule, MarkdownItem } from '../../src/lib/server/modules/ho
 import { MATH_CORPUS as CORPUS } from '../helpers/math-corpus';
 import { buildMath, unpackZip, type BuiltModule } from '../helpers/module-build';
 import { ROOT, TMP } from '../helpers/paths';
+import { scanSiteBundles } from '../helpers/dist-scan';
 import { scaled } from '../helpers/time-scale.mjs';
 
 
@@ -160,21 +161,7 @@ describe('the site without math', () => {
   const built = existsSync(join(dist, 'client')) && existsSync(join(dist, 'server'));
 
   it.skipIf(!built)('has no temml code in dist/client, dist/server or the server bundle (math reaches a site only as a package)', () => {
-    let scanned = 0;
-    const hits: string[] = [];
-    const scan = (path: string): void => {
-      for (const entry of readdirSync(path, { withFileTypes: true })) {
-        const full = join(path, entry.name);
-        if (entry.isDirectory()) {
-          if (full !== join(dist, 'modules')) scan(full);
-        } else if (/\.(?:m?js|html)$/.test(entry.name) && statSync(full).size > 0) {
-          const text = readFileSync(full, 'utf8');
-          scanned++;
-          for (const m of TEMML_MARKERS) if (text.includes(m)) hits.push(`${full}: ${m}`);
-        }
-      }
-    };
-    scan(dist);
+    const { scanned, hits } = scanSiteBundles(dist, TEMML_MARKERS);
     expect(scanned).toBeGreaterThan(10);
     expect(hits).toEqual([]);
     // The markers are the right ones: the package's own bundle has them.

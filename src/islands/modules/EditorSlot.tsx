@@ -2,26 +2,24 @@
 // package's hashed URL (never from the site's bundles), given the props forms always gave the
 // editor. React and the client SDK reach it through the page's import map: this island puts its
 // own React and SDK on a global first, so the module renders with the page's one React instance.
-// The space is reserved while it loads; an editor that fails to load or throws falls back to a plain
-// textarea holding what was typed (an error boundary: a failing module never breaks the form).
+// Until it has loaded, the place holds a plain textarea with the same name, label and value, in the
+// space the module reserves: a reader can click it (which hydrates a `client:interact` form) and type
+// at once, and the editor takes over the text and the focus. An editor that fails to load or throws
+// leaves that plain box, with a note (an error boundary: a failing module never breaks the form).
 // Without the module, the place says "Please install editor".
 import * as React from 'react';
-import { Component, useEffect, useId, useState, type ComponentType, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
+import { Component, useEffect, useId, useLayoutEffect, useRef, useState, type ComponentType, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import * as sdk from './client-sdk';
 import { flushDraft, scheduleDraft } from '../../lib/client/drafts';
-import { MODULE_DEPS_GLOBAL, type EditorClient, type EditorProps } from '../../lib/shared/module-client';
+import { MODULE_DEPS_GLOBAL, type EditorClient, type EditorProps, type EditorState } from '../../lib/shared/module-client';
 import '../../styles/markdown.css';
 import './editor-slot.css';
 // The upload queue's styles come with the forms that show it (UploadQueue itself brings none, so the
 // client SDK it belongs to adds nothing to pages that only might load a module).
 import '../upload/upload-queue.css';
 
-/** What the page knows of the editor module: installed or not, and its client component when it runs here. */
-export interface EditorState {
-  installed: boolean;
-  client: EditorClient | null;
-}
+export type { EditorState };
 
 export interface EditorSlotProps extends EditorProps {
   editor: EditorState;
@@ -57,8 +55,8 @@ function loadEditor(client: EditorClient): Promise<EditorComponent> {
 
 const t = (messages: Record<string, string>, key: string): string => messages[key] ?? key;
 
-/** The plain box used when the editor module cannot run: the text, its name for the form, its draft. */
-function PlainEditor({ name, value, onChange, messages, label, rows = 10, placeholder, draftKey }: EditorProps): ReactElement {
+/** The plain box used while the editor loads or when it cannot run: the text, its name for the form, its draft. */
+function PlainEditor({ name, value, onChange, messages, label, rows = 10, placeholder, draftKey, note }: EditorProps & { note: 'editor.loading' | 'editor.failed' }): ReactElement {
   const id = useId();
   useEffect(() => {
     if (!draftKey) return;
@@ -69,7 +67,7 @@ function PlainEditor({ name, value, onChange, messages, label, rows = 10, placeh
   return (
     <div className="editor-slot__plain">
       <label htmlFor={`${id}text`}>{label}</label>
-      <p className="editor-slot__note" role="status" id={`${id}note`}>{t(messages, 'editor.failed')}</p>
+      <p className="editor-slot__note" role="status" id={`${id}note`}>{t(messages, note)}</p>
       <textarea id={`${id}text`} name={name} value={value} rows={rows} placeholder={placeholder} aria-describedby={`${id}note`}
         onChange={(e) => { onChange(e.target.value); if (draftKey) scheduleDraft(draftKey, e.target.value, ''); }} />
     </div>
@@ -100,12 +98,31 @@ export default function EditorSlot({ editor, ...props }: EditorSlotProps): React
   const { client } = editor;
   const [loaded, setLoaded] = useState<{ url: string; component: EditorComponent } | null>(null);
   const [failed, setFailed] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  /** Where the caret was in the plain box when the editor took over (null: it had no focus). */
+  const caret = useRef<[number, number] | null>(null);
+  const Editor = client && loaded?.url === client.url ? loaded.component : null;
+
+  // The editor takes over the focus and the caret of the plain box it replaces.
+  useLayoutEffect(() => {
+    const at = caret.current;
+    caret.current = null;
+    const area = at && Editor ? box.current?.querySelector('textarea') : null;
+    if (!area || !at) return;
+    area.focus();
+    area.setSelectionRange(at[0], at[1]);
+  }, [Editor]);
 
   useEffect(() => {
     if (!client) return;
     let live = true;
     loadEditor(client).then(
-      (component) => { if (live) setLoaded({ url: client.url, component }); },
+      (component) => {
+        if (!live) return;
+        const plain = box.current?.querySelector('textarea');
+        caret.current = plain && document.activeElement === plain ? [plain.selectionStart, plain.selectionEnd] : null;
+        setLoaded({ url: client.url, component });
+      },
       (err: unknown) => { console.error('editor module could not be loaded', err); if (live) setFailed(true); },
     );
     return () => { live = false; };
@@ -114,24 +131,22 @@ export default function EditorSlot({ editor, ...props }: EditorSlotProps): React
   if (!editor.installed) {
     return (
       <div className="editor-slot editor-slot--missing" data-editor="missing">
-        <p className="editor-slot__title">{t(props.messages, 'editor.notInstalled')}</p>
-        <p className="small muted">{t(props.messages, 'editor.notInstalledLead')}</p>
+        <p className="editor-slot__title">{editor.notice?.title}</p>
+        <p className="small muted">{editor.notice?.lead}</p>
       </div>
     );
   }
-  const plain = <PlainEditor {...props} />;
-  if (!client || failed) return <div className="editor-slot" data-editor="plain">{plain}</div>;
-  const Editor = loaded?.url === client.url ? loaded.component : null;
+  const plain = <PlainEditor {...props} note="editor.failed" />;
+  if (!client || failed) return <div className="editor-slot" data-editor="plain" ref={box}>{plain}</div>;
   if (!Editor) {
     return (
-      <div className="editor-slot editor-slot--loading" data-editor="loading" aria-busy="true" style={{ minHeight: `${client.height}px` }}>
-        <span className="editor-slot__label">{props.label}</span>
-        <span className="small muted">{t(props.messages, 'editor.loading')}</span>
+      <div className="editor-slot editor-slot--loading" data-editor="loading" ref={box} style={{ minHeight: `${client.height}px` }}>
+        <PlainEditor {...props} note="editor.loading" />
       </div>
     );
   }
   return (
-    <div className="editor-slot" data-editor="module" data-editor-version={client.version}>
+    <div className="editor-slot" data-editor="module" data-editor-version={client.version} ref={box}>
       <EditorBoundary fallback={plain} onError={() => undefined}>
         <Editor {...props} />
       </EditorBoundary>

@@ -49,6 +49,23 @@ document.addEventListener('click', (event) => {
 });
 
 document.addEventListener('astro:before-preparation', startProgress);
+
+// An import map (what module code imports from the page: React, the client SDK; Base.astro) takes
+// effect only in a document parsed with it, never in one the in-app router swaps in: a page whose
+// import map is not this one's is loaded whole instead.
+const importMapOf = (doc: Document): string => doc.querySelector('script[type="importmap"]')?.textContent ?? '';
+document.addEventListener('astro:before-preparation', (event) => {
+  const e = event as Event & { to: URL; newDocument: Document; loader: () => Promise<void> };
+  const load = e.loader;
+  e.loader = async () => {
+    await load();
+    const next = importMapOf(e.newDocument);
+    if (!next || next === importMapOf(document)) return;
+    location.assign(e.to.href);
+    // The page is going away: the swap never comes.
+    await new Promise<never>(() => undefined);
+  };
+});
 document.addEventListener('astro:after-swap', finishProgress);
 document.addEventListener('astro:page-load', finishProgress);
 

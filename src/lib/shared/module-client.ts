@@ -44,6 +44,15 @@ export interface EditorClient {
   version: string;
 }
 
+/** What a page knows of the editor module, as it hands it to its forms (EditorSlot). */
+export interface EditorState {
+  installed: boolean;
+  /** Its client component when this instance runs it (null: not installed, or it has none here). */
+  client: EditorClient | null;
+  /** Not installed: what the place of the editor says, in the page's language. */
+  notice?: { title: string; lead: string };
+}
+
 /** What the site passes to the editor component: the props every form gave the built-in editor. */
 export interface EditorProps {
   /** The textarea's name, so a plain form post carries the text too. */

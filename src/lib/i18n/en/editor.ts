@@ -23,8 +23,6 @@ export default {
   'editor.draftRestored': 'Draft restored',
   'editor.discardDraft': 'Discard draft',
   'editor.empty': 'Nothing to preview',
-  'editor.notInstalled': 'Please install editor',
-  'editor.notInstalledLead': 'Writing here needs the editor module. An administrator can install the “editor” module from the module market.',
   'editor.loading': 'Loading the editor…',
   'editor.failed': 'The editor could not be loaded. Write markdown in this plain box instead: what you type is kept and sent with the form.',
 } as const satisfies Messages<typeof zh>;

@@ -128,6 +128,8 @@ export default {
   'modules.install.updateAvailable': 'Update available: {from} → {to}',
   'modules.install.notInstalled': 'This module is not installed on this site.',
   'modules.install.capabilities': 'It asks for:',
+  'modules.editor.notInstalled': 'Please install editor',
+  'modules.editor.notInstalledLead': 'Writing here needs the editor module. An administrator can install the “editor” module from the module market.',
   'modules.install.confirmInstall': 'Install {name} on this site? It asks for: {capabilities}.',
   'modules.route.refused': 'The module {uid} refused the request',
   'modules.route.failed': 'The module {uid} could not answer; try again later',

@@ -19,8 +19,6 @@ export default {
   'editor.hint': '支持 Markdown，可粘贴或拖入图片上传。在列表中 Tab 键用于缩进，先按 Esc 再按 Tab 可离开编辑框。',
   'editor.draftRestored': '已恢复上次未提交的草稿',
   'editor.discardDraft': '丢弃草稿',
-  'editor.notInstalled': '请先安装编辑器',
-  'editor.notInstalledLead': '在这里写作需要编辑器模块，管理员可以在模块市场安装“editor”模块。',
   'editor.loading': '正在加载编辑器…',
   'editor.failed': '编辑器没能加载，请在这个普通文本框里用 Markdown 书写：输入的内容会保留，并随表单提交。',
   'editor.empty': '没有可预览的内容',

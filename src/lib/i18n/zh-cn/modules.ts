@@ -126,6 +126,8 @@ export default {
   'modules.install.updateAvailable': '有可用更新：{from} → {to}',
   'modules.install.notInstalled': '本站尚未安装此模块。',
   'modules.install.capabilities': '它需要：',
+  'modules.editor.notInstalled': '请先安装编辑器',
+  'modules.editor.notInstalledLead': '在这里写作需要编辑器模块，管理员可以在模块市场安装“editor”模块。',
   'modules.install.confirmInstall': '在本站安装“{name}”？它需要：{capabilities}。',
   'modules.route.refused': '模块 {uid} 拒绝了此请求',
   'modules.route.failed': '模块 {uid} 暂时无法响应，请稍后再试',

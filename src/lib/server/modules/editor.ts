@@ -7,7 +7,8 @@ import type { Db } from '../db/client';
 import { moduleInstall } from '../db/schema';
 import type { Runtime } from '../runtime';
 import { AppError } from '../http';
-import type { EditorClient } from '../../shared/module-client';
+import type { EditorClient, EditorState } from '../../shared/module-client';
+import { translator } from '../../i18n';
 import type { ActiveModule } from './active';
 import { assetUrl } from './assets';
 
@@ -54,10 +55,13 @@ export function editorClientOf(m: ActiveModule): EditorClient | null {
  * the instance reconciles first rather than wait for the next message. Marks the page so its layout
  * writes the import map and the editor's stylesheet (Base.astro).
  */
-export async function pageEditor(locals: Pick<App.Locals, 'runtime' | 'editorModule'>): Promise<{ installed: boolean; client: EditorClient | null }> {
+export async function pageEditor(locals: Pick<App.Locals, 'runtime' | 'editorModule' | 'locale'>): Promise<EditorState> {
   const { runtime } = locals;
   const row = await editorRow(runtime.db);
-  if (!row) return { installed: false, client: (locals.editorModule = null) };
+  if (!row) {
+    const t = translator(locals.locale, 'modules');
+    return { installed: false, client: (locals.editorModule = null), notice: { title: t('modules.editor.notInstalled'), lead: t('modules.editor.notInstalledLead') } };
+  }
   const running = (): ActiveModule | undefined => runtime.modules.list().find((m) => m.uid === EDITOR_UID && (!row.sha256 || m.sha256 === row.sha256));
   if (row.sha256 && !running() && !runtime.modules.safeMode) await runtime.modules.reconcile();
   const active = running();
