@@ -100,7 +100,7 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
     const emptyDir = mkdtempSync(join(TMP, 'admin-pg-restored-'));
     const restore = spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), 'restore', file], { env: { ...cliEnv, DATABASE_URL: target.toString(), DATA_DIR: emptyDir }, encoding: 'utf8' });
     expect(restore.stderr).toBe('');
-    expect(restore.stdout).toMatch(/^Restored \d+ rows and 1 files from a postgres backup/);
+    expect(restore.stdout).toMatch(/^Restored \d+ rows and 2 files from a postgres backup/); // the upload and the editor package
     // Restoring again onto what now has members is refused.
     const again = spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), 'restore', file], { env: { ...cliEnv, DATABASE_URL: target.toString(), DATA_DIR: emptyDir }, encoding: 'utf8' });
     expect(again.status).toBe(1);

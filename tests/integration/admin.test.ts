@@ -264,7 +264,8 @@ describe('backups', () => {
     stop = true;
     await writer;
     expect(done.stderr).toBe('');
-    expect(done.stdout).toMatch(/^Backup written: .*\(\d+(\.\d)? KB; \d+ rows in \d+ tables, 1 files\)\.\n$/);
+    // Two files: the member's upload and the editor's package every site keeps (DATA_DIR/packages/first-party).
+    expect(done.stdout).toMatch(/^Backup written: .*\(\d+(\.\d)? KB; \d+ rows in \d+ tables, 2 files\)\.\n$/);
     expect(writes).toBeGreaterThan(0);
     const dash = await get('/api/admin/dashboard');
     expect(((dash.data.system as { lastBackup: { target: string } }).lastBackup).target).toBe(file);
@@ -276,7 +277,7 @@ describe('backups', () => {
     delete env.DATABASE_URL;
     const restored = spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), 'restore', file], { env, encoding: 'utf8' });
     expect(restored.stderr).toBe('');
-    expect(restored.stdout).toMatch(/^Restored \d+ rows and 1 files from a pglite backup/);
+    expect(restored.stdout).toMatch(/^Restored \d+ rows and 2 files from a pglite backup/); // the upload and the editor package
     const copy = await startServer({ dataDir: empty });
     try {
       for (const path of [`/ask/info/${site.postId}`, '/md/handbook', site.file]) {

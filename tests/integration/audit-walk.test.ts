@@ -72,6 +72,19 @@ const SUCCEEDING: Record<string, { before?: (site: AuthzServer) => Promise<void>
   },
 };
 
+/**
+ * Console writes whose call cannot go through on the walk's one site, and whose audit rows are
+ * asserted where it can: connecting to and installing from another market needs a second site
+ * (module-remote-console.test.ts checks the connect, install and disconnect rows, without the token),
+ * and a module's settings need a module with settings installed (module-webhook.test.ts checks the
+ * `module:settings` row, secrets masked).
+ */
+const AUDITED_ELSEWHERE: Record<string, string> = {
+  '/api/admin/remoteMarkets': 'tests/integration/module-remote-console.test.ts',
+  '/api/admin/remoteModules': 'tests/integration/module-remote-console.test.ts',
+  '/api/modules/settings': 'tests/integration/module-webhook.test.ts',
+};
+
 describe('the audit log of the console', () => {
   let site: AuthzServer | undefined;
   beforeAll(async () => {
@@ -90,6 +103,7 @@ describe('the audit log of the console', () => {
     expect(writes.map((w) => w.r.key)).toEqual(expect.arrayContaining(['/api/admin/memberGroup', '/api/admin/reports', '/api/admin/settings', '/api/market/review', '/api/modules/install']));
     const missing: string[] = [];
     for (const { r, method } of writes) {
+      if (AUDITED_ELSEWHERE[r.key]) continue;
       const special = SUCCEEDING[r.key];
       await special?.before?.(site!);
       const sample = special ? special.sample(fx) : SAMPLES[r.key]?.[method]?.(fx, 'admin');

@@ -118,8 +118,8 @@ describe('the market side (site A)', () => {
     const ok = (await raw(a.url, '/api/market/remote/list', { headers: { authorization: `Bearer ${token}` } })).json<Env<{ modules: { uid: string; free: boolean; versions: { sha256: string; signature: string }[] }[] }>>();
     expect(ok.code).toBe(1);
     // math is free; the demo's paid webhook is not seeded here, and nothing unbought is listed.
-    expect(ok.data.modules.map((m) => m.uid)).toEqual(['math']);
-    expect(ok.data.modules[0]!.versions[0]).toMatchObject({ sha256: mathSha, signature: expect.any(String) });
+    expect(ok.data.modules.map((m) => m.uid)).toEqual(['editor', 'math']); // every market offers its editor package too
+    expect(ok.data.modules.find((m) => m.uid === 'math')!.versions[0]).toMatchObject({ sha256: mathSha, signature: expect.any(String) });
   });
 });
 
