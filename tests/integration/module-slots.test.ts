@@ -72,7 +72,8 @@ describe('module slots', () => {
     expect(post).toContain('PostFooter');
     expect(post).toContain(`&quot;postId&quot;:[0,${postId}]`);
     // The space is reserved before the component loads.
-    expect(post).toMatch(/data-module="cheer"[^>]*style="min-height:40px"/);
+    expect(post).toMatch(/<div[^>]*data-module="cheer"[^>]*>/);
+    expect(/<div[^>]*data-module="cheer"[^>]*>/.exec(post)![0]).toContain('--module-reserve:40px');
     // Only the post's slot: the others stay out of this page.
     expect(post).not.toContain('HomeSection');
 

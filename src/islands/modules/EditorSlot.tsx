@@ -8,7 +8,7 @@
 // leaves that plain box, with a note (an error boundary: a failing module never breaks the form).
 // Without the module, the place says "Please install editor".
 import * as React from 'react';
-import { Component, useEffect, useId, useLayoutEffect, useRef, useState, type ComponentType, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
+import { Component, useEffect, useId, useLayoutEffect, useRef, useState, type ComponentType, type CSSProperties, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import * as sdk from './client-sdk';
 import { flushDraft, scheduleDraft } from '../../lib/client/drafts';
@@ -140,7 +140,7 @@ export default function EditorSlot({ editor, ...props }: EditorSlotProps): React
   if (!client || failed) return <div className="editor-slot" data-editor="plain" ref={box}>{plain}</div>;
   if (!Editor) {
     return (
-      <div className="editor-slot editor-slot--loading" data-editor="loading" ref={box} style={{ minHeight: `${client.height}px` }}>
+      <div className="editor-slot editor-slot--loading" data-editor="loading" ref={box} style={{ '--editor-reserve': `${client.height}px` } as CSSProperties}>
         <PlainEditor {...props} note="editor.loading" />
       </div>
     );

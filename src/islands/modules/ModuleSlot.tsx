@@ -2,7 +2,7 @@
 // hashed URL when the slot comes into view, rendered with the page's React, in the space the page
 // reserved for it, inside an error boundary. A component that fails to load or throws leaves its
 // place empty (and says why in the console): a module never breaks the page around it.
-import { Component, useEffect, useState, type ComponentType, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
+import { Component, useEffect, useState, type ComponentType, type CSSProperties, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
 import type { SlotFill, SlotName, SlotProps } from '../../lib/shared/module-slots';
 import { loadModuleExport } from './load-module';
 
@@ -48,7 +48,7 @@ function Fill({ fill, slot, locale, context }: { fill: SlotFill } & Omit<ModuleS
   const View = loaded?.url === fill.url ? loaded.component : null;
   return (
     <div className="module-slot__fill" data-module={fill.uid} data-module-state={state} aria-label={fill.label} role="region" hidden={state === 'failed'}
-      style={state === 'loading' ? { minHeight: `${fill.height}px` } : undefined}>
+      style={{ '--module-reserve': `${fill.height}px` } as CSSProperties}>
       {View && state === 'ready' && (
         <Boundary uid={fill.uid} onError={() => setState('failed')}>
           <View slot={slot} locale={locale} context={context} />
