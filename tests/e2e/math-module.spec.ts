@@ -4,21 +4,18 @@
 // version that renders differently and a rollback change what readers see; uninstalled, the post
 // shows its source again. No math code is in the site's own client files.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { eq } from 'drizzle-orm';
 import { createUser } from '../../src/lib/server/account/users';
-import { askCategory, module, moduleVersion } from '../../src/lib/server/db/schema';
+import { askCategory } from '../../src/lib/server/db/schema';
 import { createPost } from '../../src/lib/server/ask/posts';
 import { seedMath } from '../../src/lib/server/market/demo';
-import { packageFile } from '../../src/lib/server/market/packages';
-import { inspectPackage } from '../../src/lib/server/modules/inspect';
 import { installModule } from '../../src/lib/server/modules/installs';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { TMP } from '../helpers/paths';
-import { buildMath } from '../helpers/module-build';
+import { submitMathVersion } from '../helpers/module-build';
 import { scaled } from '../helpers/time-scale.mjs';
 import { PASSWORD, usePrivateSite, withRuntime } from './private-site';
 
@@ -32,20 +29,7 @@ const srv = usePrivateSite('math', (dataDir) => withRuntime(dataDir, async (rt) 
   await installModule(rt.db, 'editor');
   expect((await seedMath(rt)).join('\n')).toMatch(/math 1\.0\.0/);
   // Version 1.1.0 is submitted and waits for review; the test approves it later.
-  const built = await buildMath(mkdtempSync(join(TMP, 'math-1.1-')), '1.1.0');
-  const bytes = readFileSync(built.zip);
-  const inspected = await inspectPackage(bytes);
-  if (!inspected.ok) throw new Error(JSON.stringify(inspected.problems));
-  const packagePath = `test/math-1.1.0-${inspected.sha256.slice(0, 8)}.zip`;
-  const file = packageFile(rt, packagePath)!;
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, bytes);
-  const [m] = await rt.db.select({ id: module.id }).from(module).where(eq(module.uid, 'math'));
-  const [v] = await rt.db.insert(moduleVersion).values({
-    moduleId: m!.id, version: '1.1.0', changelog: '编号公式', changelogEn: 'Numbered equations', packagePath, packageName: 'math-1.1.0.zip', packageSize: bytes.length,
-    sha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files, status: 'review', createTime: Math.floor(Date.now() / 1000),
-  }).returning({ id: moduleVersion.id });
-  upgradeId = v!.id;
+  upgradeId = await submitMathVersion(rt, mkdtempSync(join(TMP, 'math-1.1-')), '1.1.0');
   const [discussion] = await rt.db.select({ id: askCategory.id }).from(askCategory).where(eq(askCategory.slug, 'discussion'));
   postId = (await createPost(rt.db, writer.id, { title: 'Mass and energy', content: 'Einstein wrote $E=mc^2$ in 1905.\n\n$$\\int_0^1 x\\,dx = \\frac{1}{2}$$', category_id: discussion!.id, tags: [] } as never)).id;
 }));

@@ -2,10 +2,16 @@
 // into a folder of the test's own; and a variant of `math` at another version that renders visibly
 // differently (its <math> elements carry the class `math-v<major>-<minor>`, e.g. `math-v1-1`), for
 // tests of upgrade and rollback. Test-only: the variant is never built into dist/.
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
+import { eq } from 'drizzle-orm';
+import { module, moduleVersion } from '../../src/lib/server/db/schema';
+import { packageFile } from '../../src/lib/server/market/packages';
+import { inspectPackage } from '../../src/lib/server/modules/inspect';
+import type { Runtime } from '../../src/lib/server/runtime';
 import { buildModule } from '../../scripts/build-modules.mjs';
 import { ROOT } from './paths';
 
@@ -51,4 +57,25 @@ export async function unpackZip(zip: string, dir: string): Promise<void> {
     file.readEntry();
   });
   file.close();
+}
+
+/**
+ * Builds `math` at `version` (it renders with a class of its own) and submits it in the site's
+ * market, waiting for review: what an upgrade test approves later. Returns the version's id.
+ */
+export async function submitMathVersion(rt: Runtime, scratch: string, version: string): Promise<number> {
+  const built = await buildMath(scratch, version);
+  const bytes = readFileSync(built.zip);
+  const inspected = await inspectPackage(bytes);
+  if (!inspected.ok) throw new Error(JSON.stringify(inspected.problems));
+  const packagePath = `test/math-${version}-${inspected.sha256.slice(0, 8)}.zip`;
+  const file = packageFile(rt, packagePath)!;
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, bytes);
+  const [m] = await rt.db.select({ id: module.id }).from(module).where(eq(module.uid, 'math'));
+  const [v] = await rt.db.insert(moduleVersion).values({
+    moduleId: m!.id, version, changelog: '编号公式', changelogEn: 'Numbered equations', packagePath, packageName: `math-${version}.zip`, packageSize: bytes.length,
+    sha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files, status: 'review', createTime: Math.floor(Date.now() / 1000),
+  }).returning({ id: moduleVersion.id });
+  return v!.id;
 }

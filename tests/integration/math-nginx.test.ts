@@ -11,25 +11,22 @@
 // first step already fails.
 // Needs nginx, Chromium, TEST_DATABASE_URL and TEST_REDIS_URL; skipped saying which is missing.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Locator assertions are Playwright's (they retry); the rest is vitest's.
 import { chromium, expect as playwrightExpect, type Browser, type Page } from '@playwright/test';
 import { createUser } from '../../src/lib/server/account/users';
 import { createRuntime } from '../../src/lib/server/boot/runtime';
-import { askCategory, module, moduleVersion, user } from '../../src/lib/server/db/schema';
+import { askCategory, user } from '../../src/lib/server/db/schema';
 import { createPost } from '../../src/lib/server/ask/posts';
 import { readConfig } from '../../src/lib/server/env';
 import { seedMath } from '../../src/lib/server/market/demo';
-import { packageFile } from '../../src/lib/server/market/packages';
-import { inspectPackage } from '../../src/lib/server/modules/inspect';
 import { installModule } from '../../src/lib/server/modules/installs';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { startHttpsTunnel, type HttpsTunnel } from '../helpers/https-tunnel';
-import { buildMath } from '../helpers/module-build';
+import { submitMathVersion } from '../helpers/module-build';
 import { NGINX_MISSING, startNginx, viaTls, type Nginx } from '../helpers/nginx';
 import { PG_PREFIX, ROOT, TMP } from '../helpers/paths';
 import { freshPostgres, startServer, type TestServer } from '../helpers/server';
@@ -80,20 +77,7 @@ describe.skipIf(SKIP !== null)('math on two instances behind nginx, in Chromium'
       await installModule(rt.db, 'editor');
       expect((await seedMath(rt)).join('\n')).toMatch(/math 1\.0\.0/);
       // 1.1.0 renders visibly differently; submitted, it waits for the reviewer.
-      const built = await buildMath(mkdtempSync(join(TMP, 'math-nginx-1.1-')), '1.1.0');
-      const bytes = readFileSync(built.zip);
-      const inspected = await inspectPackage(bytes);
-      if (!inspected.ok) throw new Error(JSON.stringify(inspected.problems));
-      const packagePath = `test/math-1.1.0-${inspected.sha256.slice(0, 8)}.zip`;
-      const file = packageFile(rt, packagePath)!;
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, bytes);
-      const [m] = await rt.db.select({ id: module.id }).from(module).where(eq(module.uid, 'math'));
-      const [v] = await rt.db.insert(moduleVersion).values({
-        moduleId: m!.id, version: '1.1.0', changelog: '编号公式', changelogEn: 'Numbered equations', packagePath, packageName: 'math-1.1.0.zip', packageSize: bytes.length,
-        sha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files, status: 'review', createTime: Math.floor(Date.now() / 1000),
-      }).returning({ id: moduleVersion.id });
-      upgradeId = v!.id;
+      upgradeId = await submitMathVersion(rt, mkdtempSync(join(TMP, 'math-nginx-1.1-')), '1.1.0');
       const [discussion] = await rt.db.select({ id: askCategory.id }).from(askCategory).where(eq(askCategory.slug, 'discussion'));
       postId = (await createPost(rt.db, writer.id, { title: 'Mass and energy', content: 'Einstein wrote $E=mc^2$ in 1905.\n\n$$\\int_0^1 x\\,dx = \\frac{1}{2}$$', category_id: discussion!.id, tags: [] } as never)).id;
     } finally {
