@@ -79,6 +79,8 @@ test('an administrator installs math from the market; posts and the preview show
   await editor.pressSequentially('Area $\\pi r^2$ of a circle');
   const previewTab = writer.getByRole('tab', { name: 'Preview' });
   if (await previewTab.isVisible()) await previewTab.click();
+  // Every key reached the editor (none lost while it took over from the plain box).
+  await expect(editor).toHaveValue('Area $\\pi r^2$ of a circle');
   await expect(writer.locator('.md-editor__preview span.md-ext[data-ext="math"] math')).toHaveCount(1);
   await expect(writer.locator('.md-editor__preview math mi').first()).toHaveText('π');
 

@@ -37,7 +37,10 @@ export async function prepareTemplates() {
       await admin.end();
       const u = new URL(url);
       u.pathname = `/${TEMPLATE_PG}`;
-      await migrate({ DATABASE_URL: u.toString() });
+      // Its own data folder: first-party packages the seed stores go there, not into the checkout's data/.
+      const dataDir = join(TMP, 'template-pg');
+      rmSync(dataDir, { recursive: true, force: true });
+      await migrate({ DATABASE_URL: u.toString(), DATA_DIR: dataDir });
     })());
   }
   await Promise.all(jobs);

@@ -66,7 +66,7 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
     expect(m.text).toMatch(/atrium_http_requests_total\{route="\/api\/admin\/settings",method="POST",status="200"\} 1/);
     expect(m.text).toMatch(/atrium_http_request_duration_seconds_bucket\{le="[\d.]+",route="\/api\/index\/index",method="GET"\}/);
     expect(m.text).toMatch(/atrium_db_pool_connections\{state="total"\} \d+/);
-    expect(m.text).toMatch(/atrium_bus_events_total\{channel="config"\} 1/);
+    expect(m.text).toMatch(/atrium_bus_events_total\{channel="cache"\} 1/);
     expect(m.text).toContain('atrium_page_cache_hits_total');
     expect(m.text).toContain('atrium_open_connections');
     expect(m.text).toMatch(/atrium_db_query_duration_seconds_count \d+/);
@@ -100,7 +100,9 @@ describe.skipIf(!enabled)('operators on PostgreSQL + Redis', () => {
     const emptyDir = mkdtempSync(join(TMP, 'admin-pg-restored-'));
     const restore = spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), 'restore', file], { env: { ...cliEnv, DATABASE_URL: target.toString(), DATA_DIR: emptyDir }, encoding: 'utf8' });
     expect(restore.stderr).toBe('');
-    expect(restore.stdout).toMatch(/^Restored \d+ rows and 2 files from a postgres backup/); // the upload and the editor package
+    // The upload. The editor's package came with the template database (its file in the template's
+    // folder, its bytes in the shared package table, restored as rows).
+    expect(restore.stdout).toMatch(/^Restored \d+ rows and 1 files from a postgres backup/);
     // Restoring again onto what now has members is refused.
     const again = spawnSync(process.execPath, [join(ROOT, 'dist/cli.mjs'), 'restore', file], { env: { ...cliEnv, DATABASE_URL: target.toString(), DATA_DIR: emptyDir }, encoding: 'utf8' });
     expect(again.status).toBe(1);

@@ -199,6 +199,8 @@ describe.skipIf(SKIP !== null)('math on two instances behind nginx, in Chromium'
     await editor.pressSequentially('Area $\\pi r^2$ of a circle');
     const previewTab = reader.getByRole('tab', { name: 'Preview' });
     if (await previewTab.isVisible()) await previewTab.click();
+    // Every key reached the editor (none lost while it took over from the plain box).
+    await see(editor).toHaveValue('Area $\\pi r^2$ of a circle');
     await see(reader.locator('.md-editor__preview span.md-ext[data-ext="math"] math')).toHaveCount(1);
     await see(reader.locator('.md-editor__preview math mi').first()).toHaveText('π');
 

@@ -19,6 +19,7 @@ import { packageFile } from '../../src/lib/server/market/packages';
 import { inspectPackage } from '../../src/lib/server/modules/inspect';
 import { installModule } from '../../src/lib/server/modules/installs';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
+import { runCommand } from '../../src/server/cli';
 import { modulePackage } from '../helpers/module-package';
 import { PG_PREFIX, ROOT, TMP } from '../helpers/paths';
 import { freshPostgres, postJson, raw, startServer, type TestServer } from '../helpers/server';
@@ -43,6 +44,9 @@ const ticker = modulePackage('ticker', '1.0.0', [
   } } };\n`) },
 ], { entry: { server: 'server/index.mjs' }, capabilities: ['jobs', 'storage'], contributes: { jobs: [{ name: 'tick', every: 1, timeout: 5 }] } });
 
+// Nothing but a manifest and a stylesheet: installed from the command line.
+const quiet = modulePackage('quiet', '1.0.0', [{ name: 'quiet.css', data: Buffer.from('.quiet { color: inherit; }\n') }], { entry: { css: 'quiet.css' } });
+
 describe.skipIf(!pgEnabled)('a module on two instances (PostgreSQL + Redis)', () => {
   let a: TestServer;
   let b: TestServer;
@@ -50,16 +54,18 @@ describe.skipIf(!pgEnabled)('a module on two instances (PostgreSQL + Redis)', ()
   let postId = 0;
   let database: Database;
   let token = '';
+  let databaseUrl = '';
+  let redisPrefix = '';
 
   beforeAll(async () => {
-    const databaseUrl = await freshPostgres();
+    databaseUrl = await freshPostgres();
     for (let i = 0; i < 2; i++) dirs.push(mkdtempSync(join(TMP, `modules-pg-${i}-`)));
     const rt = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', DATA_DIR: dirs[0]!, DATABASE_URL: databaseUrl }));
     try {
       await rt.site.set('user_login_captcha', '0');
       const boss = await createUser(rt.db, { username: 'boss', email: 'boss@example.com', password: PASSWORD, groupId: ADMIN_GROUP });
       await installModule(rt.db, 'editor');
-      for (const [uid, bytes] of [['shout', shout], ['ticker', ticker]] as const) {
+      for (const [uid, bytes] of [['shout', shout], ['ticker', ticker], ['quiet', quiet]] as const) {
         const inspected = await inspectPackage(bytes);
         if (!inspected.ok) throw new Error(JSON.stringify(inspected.problems));
         const packagePath = `test/${uid}-${inspected.sha256.slice(0, 8)}.zip`;
@@ -78,7 +84,8 @@ describe.skipIf(!pgEnabled)('a module on two instances (PostgreSQL + Redis)', ()
     } finally {
       await rt.close();
     }
-    const env = { DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: `${PG_PREFIX}-modules-${Date.now()}:` };
+    redisPrefix = `${PG_PREFIX}-modules-${Date.now()}:`;
+    const env = { DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: redisPrefix };
     a = await startServer({ dataDir: dirs[0]!, env });
     b = await startServer({ dataDir: dirs[1]!, env });
     database = await openDatabase({ databaseUrl, dataDir: dirs[0]! });
@@ -98,6 +105,11 @@ describe.skipIf(!pgEnabled)('a module on two instances (PostgreSQL + Redis)', ()
     token = login.data.userInfo.token;
     expect(await onB()).toContain('Say $hello$ twice');
     const installMs = await until(await step({ uid: 'shout', action: 'install' }), '<span class="md-ext" data-ext="shout"><mi>HELLO</mi></span>');
+    // Both instances announced the package before it was activated.
+    const [installed] = await database.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'shout'));
+    const live = await database.db.select().from(moduleInstance);
+    expect(live).toHaveLength(2);
+    expect(live.every((i) => i.packages.includes(installed!.sha256))).toBe(true);
     const disableMs = await until(await step({ uid: 'shout', action: 'disable' }), 'Say $hello$ twice');
     console.log(`install effective on the other instance in ${installMs} ms, disable in ${disableMs} ms`);
     // How much of it was the wait for the other instance to have the package (both logged it).
@@ -105,11 +117,6 @@ describe.skipIf(!pgEnabled)('a module on two instances (PostgreSQL + Redis)', ()
     // Budget: 2 s on an unloaded machine (the time scale allows for a loaded CI host).
     expect(installMs).toBeLessThan(scaled(2000));
     expect(disableMs).toBeLessThan(scaled(2000));
-    // Both instances announced the package before it was activated.
-    const [installed] = await database.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'shout'));
-    const live = await database.db.select().from(moduleInstance);
-    expect(live).toHaveLength(2);
-    expect(live.every((i) => i.packages.includes(installed!.sha256))).toBe(true);
   }, scaled(60_000));
 
   it('waits for a live instance without the package for 3 s at most, then activates and reports it', async () => {
@@ -126,6 +133,28 @@ describe.skipIf(!pgEnabled)('a module on two instances (PostgreSQL + Redis)', ()
       expect(page).toContain('Package unpacked on 2 of 3 live instances. Without it: ghost-host:4242.');
     } finally {
       await database.db.delete(moduleInstance).where(eq(moduleInstance.id, 'ghost'));
+    }
+  }, scaled(60_000));
+
+  it('a command-line process beside A, sharing its data folder, installs a module: never waited for as an instance, no clash with A unpacking the same package', async () => {
+    // The command line unpacks the package into A's folder while A does the same on the bus message.
+    const cli = await createRuntime(readConfig({ ATRIUM_ROOT: ROOT, LOG_LEVEL: 'warn', DATA_DIR: dirs[0]!, DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_PREFIX: redisPrefix }), { background: false });
+    try {
+      const out: string[] = [];
+      const err: string[] = [];
+      const started = Date.now();
+      expect(await runCommand(['module:install', 'quiet'], cli, { out: (t) => void out.push(t), err: (t) => void err.push(t), cwd: dirs[0]! }), err.join('')).toBe(0);
+      expect(out.join('')).toBe('Installed quiet 1.0.0.\n');
+      const [row] = await database.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'quiet'));
+      expect(row).toMatchObject({ enabled: 1, reason: '' });
+      // The command line is no live instance: only A and B are, and both unpacked the package.
+      await waitFor(async () => (await database.db.select().from(moduleInstance)).every((i) => i.packages.includes(row!.sha256)), 'both instances list quiet', scaled(10_000), 50);
+      expect(await database.db.select().from(moduleInstance)).toHaveLength(2);
+      expect((await database.db.select().from(moduleInstall).where(eq(moduleInstall.uid, 'quiet')))[0]).toMatchObject({ enabled: 1, reason: '' });
+      expect(Date.now() - started).toBeLessThan(scaled(3000));
+      expect(a.logs()).not.toMatch(/module disabled|activation failed/);
+    } finally {
+      await cli.close();
     }
   }, scaled(60_000));
 

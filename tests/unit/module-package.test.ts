@@ -2,12 +2,12 @@
 // its fields, the inspector every upload path calls (every problem, in both languages) and the
 // reproducible packer behind `module:pack`.
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Manifest, manifestJsonSchema, readManifest, worksWith } from '../../src/lib/server/modules/manifest';
-import { describeProblems, inspectPackage, refusalOf } from '../../src/lib/server/modules/inspect';
+import { describeProblems, inspectPackage, refusalOf, unpackPackage } from '../../src/lib/server/modules/inspect';
 import { packCommand, packFolder } from '../../src/lib/server/modules/pack';
 import { zip } from '../helpers/files';
 
@@ -124,6 +124,15 @@ describe('inspectPackage', () => {
     expect(fromPath.files.map((f) => f.path)).toEqual(['atrium.json', 'dist/client.js', 'dist/markdown.browser.js', 'dist/server.js', 'dist/style.css']);
     expect(fromPath.files.find((f) => f.path === 'dist/style.css')!.size).toBe(readFileSync(join(FIXTURES, 'full/dist/style.css')).length);
     expect(fromPath.manifest.capabilities).toContain('client:code');
+  });
+
+  it('unpacks a package that another process is unpacking into the same folder at the same time (the CLI beside a server)', async () => {
+    const bytes = await packFolder(join(FIXTURES, 'full'));
+    const dir = join(scratch, 'packages', 'full', '1.0.0-abc');
+    await Promise.all([unpackPackage(bytes, dir), unpackPackage(bytes, dir), unpackPackage(bytes, dir)]);
+    expect(readFileSync(join(dir, 'dist/style.css'))).toEqual(readFileSync(join(FIXTURES, 'full/dist/style.css')));
+    // Neither temporary folder is left beside it.
+    expect(readdirSync(join(scratch, 'packages', 'full'))).toEqual(['1.0.0-abc']);
   });
 
   it('keeps the zip checks: not a zip, empty, unsafe names, too many entries', async () => {

@@ -77,7 +77,7 @@ export async function createRuntime(config: ServerConfig, opts: { migrate?: bool
     const mailer = await createMailer(config.mail, log);
     closers.unshift(async () => mailer.close());
     const secret = await tokenSecret(database.db, config.tokenSecret ?? undefined);
-    const modules = new SiteModules({ db: database.db, config, site, log, bus, pageCache }, config.safeMode ?? false);
+    const modules = new SiteModules({ db: database.db, config, site, log, bus, pageCache }, config.safeMode ?? false, opts.background !== false);
     closers.unshift(() => modules.close());
     // A short-lived process (the CLI) leaves the background re-render to the servers.
     if (opts.background !== false) modules.onRenderSetChange = () => rerenderInBackground({ db: database.db, log, pageCache, modules });

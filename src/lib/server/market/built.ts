@@ -13,6 +13,7 @@ import type { Db } from '../db/client';
 import type { ServerConfig } from '../env';
 import { module, moduleVersion } from '../db/schema';
 import { inspectPackage, type PackageInspection } from '../modules/inspect';
+import { keepPackage } from '../modules/installs';
 import { packageFile } from './packages';
 
 /** The newest `<uid>-<version>.zip` in dist/modules, or null. */
@@ -69,6 +70,8 @@ export async function publishBuilt(
   const { manifest } = inspected;
   const [known] = await db.select({ id: moduleVersion.id, packagePath: moduleVersion.packagePath, reviewed: moduleVersion.reviewedSha256 }).from(moduleVersion)
     .where(and(eq(moduleVersion.moduleId, moduleId), eq(moduleVersion.version, manifest.version))).limit(1);
+  // Every instance unpacks it from the shared package table: another instance's disk lacks the file.
+  await keepPackage(db, manifest.uid, { version: manifest.version, sha256: inspected.sha256 }, zip);
   if (known && known.packagePath && (!opts.repin || known.reviewed === inspected.sha256)) return null;
   const { sha1, packagePath } = await storeOwnPackage(runtime, zip, opts.folder);
   const t = Math.floor(Date.now() / 1000);

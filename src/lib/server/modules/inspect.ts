@@ -2,8 +2,8 @@
 // upload callback, version submission, review): the zip's central directory (today's checks stay:
 // unsafe names, entry count, unpacked size), the manifest validated against the files, and the
 // package's sha256 (what review pins and install verifies). Every problem is reported, not the first.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import yauzl from 'yauzl';
@@ -147,7 +147,7 @@ export function refusalOf(problems: readonly PackageProblem[], locale: Locale): 
 export async function unpackPackage(source: string | Buffer, dir: string): Promise<void> {
   const zip = await openZip(source);
   if (!zip) throw new Error('not a zip');
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  const tmp = `${dir}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     await mkdir(tmp, { recursive: true, mode: 0o755 });
     let unpacked = 0;
@@ -171,7 +171,15 @@ export async function unpackPackage(source: string | Buffer, dir: string): Promi
       zip.readEntry();
     });
     await mkdir(dirname(dir), { recursive: true });
-    await rename(tmp, dir);
+    try {
+      await rename(tmp, dir);
+    } catch (err) {
+      // Another process sharing the data folder (the CLI beside a server, two instances on one
+      // disk) unpacked the same package first: its folder holds the same bytes (the name carries the sha256).
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !existsSync(dir)) throw err;
+      await rm(tmp, { recursive: true, force: true });
+    }
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });
     throw err;

@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { module, moduleInstall, moduleVersion } from '../db/schema';
+import { module, moduleInstall, modulePackage, moduleVersion } from '../db/schema';
 import type { Runtime } from '../runtime';
 import { verifyForInstall } from '../market/package-review';
 
@@ -58,8 +59,16 @@ export async function installReviewed(runtime: Pick<Runtime, 'db' | 'config' | '
   const [listed] = await runtime.db.select({ v: moduleVersion }).from(module)
     .innerJoin(moduleVersion, and(eq(moduleVersion.moduleId, module.id), eq(moduleVersion.version, module.latestVersion), eq(moduleVersion.status, 'published')))
     .where(and(eq(module.uid, uid), eq(module.status, 'published'))).limit(1);
-  if (listed) await verifyForInstall(runtime, uid, listed.v);
+  if (listed) await keepPackage(runtime.db, uid, { version: listed.v.version, sha256: listed.v.reviewedSha256 }, await verifyForInstall(runtime, uid, listed.v));
   return installModule(runtime.db, uid, installedBy);
+}
+
+/** Copies a verified package (bytes, or the path of its file) into the shared package table every instance unpacks from (once per sha256). */
+export async function keepPackage(db: Db, uid: string, v: { version: string; sha256: string }, source: string | Buffer | null): Promise<void> {
+  if (!source) return;
+  const bytes = typeof source === 'string' ? await readFile(source) : source;
+  await db.insert(modulePackage).values({ sha256: v.sha256, uid, version: v.version, data: bytes.toString('base64'), size: bytes.length, createTime: Math.floor(Date.now() / 1000) })
+    .onConflictDoNothing();
 }
 
 export async function uninstallModule(db: Db, uid: string): Promise<boolean> {

@@ -6,7 +6,7 @@
 // and listed with its package by the seed) installs by a database row alone only while its listing
 // has no package (a checkout that could not build it).
 import { and, eq, inArray, or } from 'drizzle-orm';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { module, moduleEvent, moduleInstall, moduleJob, moduleKv, modulePackage, moduleRemoteSource, moduleSetting, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
 import type { Runtime } from '../runtime';
@@ -14,7 +14,7 @@ import { CLI_ACTOR, recordAction, type Actor } from '../admin/audit';
 import { authoriseDownload } from '../market/downloads';
 import { verifyForInstall } from '../market/package-review';
 import { compareVersions } from '../../shared/market';
-import { SITE_MODULES, installReviewed } from './installs';
+import { SITE_MODULES, installReviewed, keepPackage } from './installs';
 import type { Manifest } from './manifest';
 import { MODULES_CHANNEL, moduleFolders } from './site-modules';
 
@@ -97,16 +97,8 @@ async function chooseVersion(rt: Rt, uid: string, actor: Actor, version?: string
   const chosen = version ? candidates.find((v) => v.version === version) : candidates[0];
   if (!chosen) throw new AppError(version ? 'modules.lifecycle.noVersion' : 'market.noPackage', { values: { uid, version: version ?? '' } });
   // The stored bytes must still be what the reviewer approved, for an Atrium the manifest accepts.
-  await keepPackage(rt, uid, chosen, await verifyForInstall(rt, uid, chosen));
+  await keepPackage(rt.db, uid, { version: chosen.version, sha256: chosen.reviewedSha256 }, await verifyForInstall(rt, uid, chosen));
   return chosen;
-}
-
-/** Copies a verified package into the shared package table every instance unpacks from (once per sha256). */
-async function keepPackage(rt: Rt, uid: string, v: InstallableVersion, source: string | Buffer | null): Promise<void> {
-  if (!source) return;
-  const bytes = typeof source === 'string' ? await readFile(source) : source;
-  await rt.db.insert(modulePackage).values({ sha256: v.reviewedSha256, uid, version: v.version, data: bytes.toString('base64'), size: bytes.length, createTime: now() })
-    .onConflictDoNothing();
 }
 
 /** Installs (or re-installs at another version) a packaged module, enabled. Returns the version. */
@@ -141,7 +133,7 @@ export async function rollbackModule(rt: Rt, uid: string, actor: Actor): Promise
   const listed = await publishedVersions(rt, uid);
   const target = listed?.versions.find((v) => v.version === before.previousVersion);
   if (!target) throw new AppError('modules.lifecycle.noVersion', { values: { uid, version: before.previousVersion } });
-  await keepPackage(rt, uid, target, await verifyForInstall(rt, uid, target));
+  await keepPackage(rt.db, uid, { version: target.version, sha256: target.reviewedSha256 }, await verifyForInstall(rt, uid, target));
   await rt.db.update(moduleInstall).set({ version: target.version, sha256: target.reviewedSha256, previousVersion: before.version, enabled: 1, reason: '', updateTime: now() })
     .where(eq(moduleInstall.uid, uid));
   await changed(rt, actor, 'rollback', uid, summary(before), target.version);
@@ -172,7 +164,8 @@ export async function disableAll(rt: Rt, actor: Actor, reason: string): Promise<
  */
 export async function uninstall(rt: Rt, uid: string, actor: Actor, purge = false): Promise<boolean> {
   const gone = await rt.db.delete(moduleInstall).where(eq(moduleInstall.uid, uid)).returning();
-  await rt.db.delete(modulePackage).where(eq(modulePackage.uid, uid));
+  // A shipped module's bytes stay: the site published them itself, and an instance whose disk lacks the file installs from them.
+  if (!SITE_MODULES[uid]) await rt.db.delete(modulePackage).where(eq(modulePackage.uid, uid));
   await rt.db.delete(moduleEvent).where(eq(moduleEvent.moduleUid, uid));
   await rt.db.delete(moduleJob).where(eq(moduleJob.moduleUid, uid));
   if (purge) {

@@ -95,8 +95,12 @@ export class SiteModules implements RunningModules {
   /** Told when the set of markdown modules changed (the background re-render starts). */
   onRenderSetChange: ((set: string) => void) | null = null;
 
-  constructor(private readonly rt: Deps, readonly safeMode = false) {
-    this.presence = new InstancePresence(rt.db, Boolean(rt.config.databaseUrl), (err) => rt.log.warn('module instance heartbeat failed', { err: String(err) }));
+  /**
+   * `serving`: false in a short-lived process (the CLI), which is no instance the others wait for
+   * before an activation, and leaves module jobs and events to the servers.
+   */
+  constructor(private readonly rt: Deps, readonly safeMode = false, private readonly serving = true) {
+    this.presence = new InstancePresence(rt.db, serving && Boolean(rt.config.databaseUrl), (err) => rt.log.warn('module instance heartbeat failed', { err: String(err) }));
   }
 
   /** Reconciles now, then on every `modules` message and bus reconnect. */
@@ -150,7 +154,7 @@ export class SiteModules implements RunningModules {
 
   /** Delivers due events while a running module subscribes to some, polling every 500 ms. */
   private pollEvents(): void {
-    if (this.pollTimer || this.closed || !this.subscribers.size) return;
+    if (this.pollTimer || this.closed || !this.serving || !this.subscribers.size) return;
     this.pollTimer = setTimeout(() => {
       this.pollTimer = null;
       const running = new Set([...this.subscribers.values()].flat());
@@ -163,7 +167,7 @@ export class SiteModules implements RunningModules {
 
   /** Runs due jobs while a running module declares some, polling every 5 s. */
   private pollJobs(): void {
-    if (this.jobTimer || this.closed || !this.jobs.size) return;
+    if (this.jobTimer || this.closed || !this.serving || !this.jobs.size) return;
     this.jobTimer = setTimeout(() => {
       this.jobTimer = null;
       this.runningJobs = runDueJobs(this.rt.db, this.host, this.jobs, this.rt.log)
