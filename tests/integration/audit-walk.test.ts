@@ -200,7 +200,7 @@ describe('the audit log of the CLI', () => {
     // Restoring runs on a stopped site, before any runtime (src/server/cli-entry.ts writes its row).
     // Upgrading and rolling back need a module with two reviewed packages (module-lifecycle.test.ts
     // checks their audit rows), installing from a remote market a second site (module-remote.test.ts).
-    const ELSEWHERE = new Set(['restore', 'module:upgrade', 'module:rollback', 'module:remote:connect', 'module:remote:install']);
+    const ELSEWHERE = new Set(['restore', 'module:upgrade', 'module:rollback', 'module:remote:connect', 'module:remote:install', 'module:remote:disconnect']);
     const writes = writeCommands().filter((c) => !ELSEWHERE.has(c));
     expect(writes.length).toBeGreaterThan(20);
     expect(writes.filter((c) => !CALLS[c]).map((c) => `${c}: no call in this test`)).toEqual([]);

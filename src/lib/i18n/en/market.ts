@@ -40,6 +40,7 @@ export default {
   'market.remote.badKey': 'No valid ed25519 public key is served by the market at {url}',
   'market.remote.fingerprintMismatch': 'The market at {url} has key fingerprint {found}, not the {expected} you gave: not connected',
   'market.remote.notConnected': 'No remote market is connected (connect one in the console under Site modules, or module:remote:connect <url> <token>)',
+  'market.remote.notConnectedUrl': '{url} is not a connected market (module:remote:list shows the connected ones)',
   'market.remote.notListed': '{uid} is not offered to this token by any connected market (free, or bought by the token\'s member)',
   'market.remote.keyChanged': 'The key of the market at {url} changed since connecting (pinned: {pinned}; served now: {found}): installation refused (connect again only if its operator confirms the new key)',
   'market.remote.badSignature': 'The signature of {uid} {version} is not valid under the pinned key of {url}: installation refused',

@@ -37,6 +37,7 @@ export default {
   'market.remote.badKey': '{url} 的市场没有提供有效的 ed25519 公钥',
   'market.remote.fingerprintMismatch': '{url} 的市场公钥指纹是 {found}，不是你给出的 {expected}：未连接',
   'market.remote.notConnected': '尚未连接远程市场（在管理后台的“站点模块”中连接，或运行 module:remote:connect <地址> <令牌>）',
+  'market.remote.notConnectedUrl': '{url} 不是已连接的远程市场（module:remote:list 列出已连接的市场）',
   'market.remote.notListed': '已连接的市场都没有向这个令牌提供 {uid}（免费的，或令牌所属会员已购买的）',
   'market.remote.keyChanged': '{url} 的市场在连接后换了公钥（固定的：{pinned}；现在的：{found}）：拒绝安装（只有在对方运营者确认新公钥后才重新连接）',
   'market.remote.badSignature': '{uid} {version} 的签名在 {url} 固定的公钥下无效：拒绝安装',

@@ -3,11 +3,12 @@
 // through lifecycle.ts: the wanted state in the database, the audit log, the bus to every instance.
 import { refused, registerCommand, stringOption, type CommandContext } from '../commands';
 import { CLI_ACTOR } from '../admin/audit';
+import { AppError } from '../http';
 import { SITE_MODULES, installReviewed } from './installs';
 import { disableAll, installable, installedList, installPackaged, rollbackModule, setModuleEnabled, uninstall, upgradeModule } from './lifecycle';
 import { jobRows } from './jobs';
 import { packCommand } from './pack';
-import { connectRemote, installRemote, listRemote } from './remote';
+import { connectRemote, disconnectRemote, installRemote, listRemote, marketUrl, remotes } from './remote';
 
 /** `uid` or `uid@version`. */
 function target(arg: string | undefined): { uid: string; version?: string } | null {
@@ -158,6 +159,22 @@ registerCommand({
         if (!modules.length) lines.push('  (nothing offered to this token)');
       }
       return lines.join('\n');
+    });
+  },
+});
+
+registerCommand({
+  name: 'module:remote:disconnect', usage: '<market-url>', section: 'modules',
+  summary: 'forgets the token of a connected market: nothing more is listed or installed from it; modules installed from it keep running',
+  async run(ctx) {
+    const [input] = ctx.args;
+    if (!input) { ctx.err('Usage: module:remote:disconnect <market-url>\n'); return 2; }
+    return step(ctx, async () => {
+      const url = marketUrl(input);
+      const remote = (await remotes(ctx.runtime)).find((r) => r.url === url);
+      if (!remote) throw new AppError('market.remote.notConnectedUrl', { values: { url } });
+      const gone = await disconnectRemote(ctx.runtime, remote.id);
+      return `Disconnected from ${gone.url}. Modules installed from it keep running; connect again to take their upgrades.`;
     });
   },
 });

@@ -104,7 +104,8 @@ export async function connectRemote(rt: Rt, input: { url: string; token: string;
   const modules = await fetchList({ url, token });
   const [remote] = await rt.db.insert(moduleRemote).values({ url, token, publicKey: key.publicKey, fingerprint: key.fingerprint, createTime: now() })
     .onConflictDoUpdate({ target: moduleRemote.url, set: { token, publicKey: key.publicKey, fingerprint: key.fingerprint } }).returning();
-  await recordAction(rt.db, actor, 'module:remote:connect', url, '', `key ${key.fingerprint}`);
+  // The CLI writes its own row for every command (as for the lifecycle).
+  if (actor !== CLI_ACTOR) await recordAction(rt.db, actor, 'module:remote:connect', url, '', `key ${key.fingerprint}`);
   return { remote: remote!, modules };
 }
 
@@ -121,7 +122,7 @@ export async function remotes(rt: Pick<Rt, 'db'>): Promise<RemoteRow[]> {
 export async function disconnectRemote(rt: Pick<Rt, 'db'>, id: number, actor: Actor = CLI_ACTOR): Promise<RemoteRow> {
   const [gone] = await rt.db.update(moduleRemote).set({ token: '' }).where(and(eq(moduleRemote.id, id), ne(moduleRemote.token, ''))).returning();
   if (!gone) throw new AppError('market.remote.notConnected');
-  await recordAction(rt.db, actor, 'module:remote:disconnect', gone.url, `key ${gone.fingerprint}`, '');
+  if (actor !== CLI_ACTOR) await recordAction(rt.db, actor, 'module:remote:disconnect', gone.url, `key ${gone.fingerprint}`, '');
   return gone;
 }
 
