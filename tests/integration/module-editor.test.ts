@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { createUser, type UserRow } from '../../src/lib/server/account/users';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
-import { askPost, module, moduleInstall, moduleVersion } from '../../src/lib/server/db/schema';
+import { askPost, developer, module, moduleInstall, moduleVersion } from '../../src/lib/server/db/schema';
 import { seedMarket } from '../../src/lib/server/market/seed';
 import { buildModule } from '../../scripts/build-modules.mjs';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
@@ -61,6 +61,9 @@ beforeAll(async () => {
   rt = srv.runtime;
   await member('writer');
   await member('boss', ADMIN_GROUP);
+  await member('dev');
+  const t = Math.floor(Date.now() / 1000);
+  await rt.db.insert(developer).values({ userId: people.dev!.row.id, realName: '李开发', idNumber: '110108199003071234', mobile: '13800138000', email: 'dev@example.com', province: '11', status: 'approved', createTime: t, updateTime: t });
 }, scaled(120_000));
 
 afterAll(async () => {
@@ -114,7 +117,11 @@ describe('a site without the editor, then with it', () => {
     expect(importMapOf(post)).toBeNull();
     expect(post).not.toContain('/_modules/editor/');
     expect(await page('writer', '/ask/post', 'zh-cn')).toContain('<h2>请先安装编辑器</h2>');
-    // The developer studio's forms: the place of the editor says so (the studio page itself needs an approved developer: checked in e2e).
+    // The developer studio's forms: the place of the editor says so (the studio page itself needs an approved developer: checked in e2e),
+    // and saving a module or adding a version is refused the same way.
+    expect(await call('dev', '/api/developer/save', { name: 'Needs the editor', uid: 'needs-editor', category: 'tools', description: 'body' })).toMatchObject({ code: 0, msg: 'Editor required' });
+    expect(await call('dev', '/api/developer/version', { module_id: 1, version: '1.0.1', changelog: 'body' })).toMatchObject({ code: 0, msg: 'Editor required' });
+    expect(await rt.db.select().from(module).where(eq(module.uid, 'needs-editor'))).toEqual([]);
   });
 
   it('installs from the market (the administrator), and the post form loads the editor from its package through the import map', async () => {

@@ -17,6 +17,7 @@ import { packFolder } from '../../src/lib/server/modules/pack';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { runCommand } from '../../src/server/cli';
+import { installModule } from '../../src/lib/server/modules/installs';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { modulePackage } from '../helpers/module-package';
@@ -62,6 +63,8 @@ beforeAll(async () => {
   rt = srv.runtime;
   await member('dev', { developer: true });
   await member('reviewer', { groupId: ADMIN_GROUP });
+  // The studio's description and changelog are written in the editor module (refused without it).
+  await installModule(rt.db, 'editor');
 }, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });

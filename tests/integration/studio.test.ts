@@ -9,6 +9,7 @@ import { createUser } from '../../src/lib/server/account/users';
 import { attachment, developer, developerEarning, developerWithdrawal, messages, module, moduleOrder, moduleVersion } from '../../src/lib/server/db/schema';
 import { dayStart, decideWithdrawal, earningsSummary, monthlyEarnings } from '../../src/lib/server/market/studio';
 import type { Runtime } from '../../src/lib/server/runtime';
+import { installModule } from '../../src/lib/server/modules/installs';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { postJson, raw } from '../helpers/server';
@@ -74,6 +75,8 @@ beforeAll(async () => {
   await member('rival', 'approved');
   await member('plain', null);
   await member('waiting', 'pending');
+  // The studio's description and changelog are written in the editor module (refused without it).
+  await installModule(rt.db, 'editor');
 }, scaled(120_000));
 
 afterAll(async () => { await srv?.stop(); });

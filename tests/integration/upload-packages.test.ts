@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { installModule } from '../../src/lib/server/modules/installs';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { startSwift, type SwiftStore } from '../helpers/swift';
@@ -34,6 +35,8 @@ beforeAll(async () => {
     COS_SECRET_ID: swift.accessKeyId, COS_SECRET_KEY: swift.secretAccessKey, COS_STS: 'local',
   })) vi.stubEnv(k, v);
   server = await startInProcess();
+  // The studio's description and changelog are written in the editor module (refused without it).
+  await installModule(server.runtime.db, 'editor');
   await setMode('s3');
   await server.runtime.site.set('upload_max_size', '20mb');
   await server.runtime.site.set('market_package_max_size', '3mb');

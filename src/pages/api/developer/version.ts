@@ -5,6 +5,7 @@ import { inspectSubmission } from '../../../lib/server/market/package-review';
 import { VersionInput } from '../../../lib/shared/validation/studio';
 import { translateAny } from '../../../lib/i18n';
 import { routeAccess, DEVELOPERS } from '../../../lib/shared/access';
+import { requireEditor } from '../../../lib/server/modules/editor';
 
 /**
  * Adds a version to one of the developer's modules, for review: a semantic version above every
@@ -15,6 +16,8 @@ export const POST = api(async (ctx) => {
   const member = requireUser(ctx);
   const { runtime, apiLocale } = ctx.locals;
   await requireDeveloper(runtime.db, member.id);
+  // The description and the changelog are written in the editor module (spec §5/§8: "Editor required" without it).
+  await requireEditor(runtime);
   const input = await readInput(ctx, VersionInput);
   const limited = await rateLimitReply(ctx, `studio:version:${member.id}`, 10, 60);
   if (limited) return limited;
