@@ -5,19 +5,18 @@
 // declaration) and still answers under `astro dev`. The steps are the middleware's, with the same
 // functions (lib/server/pipeline/checks.ts: session, declared rule, origin, API rate limit), then
 // the route's (src/lib/server/chat/api.ts sendChat), so every reply is the one the route would give.
+// The checks before the question (origin, rate limit) are the route's declared `checks` (raw-routes.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { envelope, errorResponse, parseJsonBody } from '../lib/server/http';
+import { errorResponse, parseJsonBody } from '../lib/server/http';
 import { compressResponse } from '../lib/server/compress';
 import { withOutbox } from '../lib/server/messages/live';
 import { askerFrom, sendChat } from '../lib/server/chat/api';
 import type { ReplyStream } from '../lib/server/chat/reply';
-import { crossSite, forbiddenOrigin, rateLimited, type Refusal } from '../lib/server/pipeline/checks';
 import { CHAT_KEY_HEADER } from '../lib/shared/chat';
 import type { RawCall } from './raw-call';
 
 export const CHAT_SEND_PATH = '/api/chat/send';
 
-const asResponse = (r: Refusal): Response => envelope(r.body, r.status, r.headers);
 
 /** The request body as text, decoded as `Request.text()` decodes it (UTF-8, a leading BOM dropped). */
 function bodyText(req: IncomingMessage): Promise<string> {
@@ -60,13 +59,9 @@ const writeReply = (res: ServerResponse, reply: ReplyStream, sse = reply.sse): P
 /** Answers `POST /api/chat/send`; the request's basics (app.ts) are already its locals. */
 export async function handleChatSend(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
   const { runtime, basics, header, locale, address: ip } = call;
-  const { config } = runtime;
-  const { row, ref, viaCookie } = call.session;
+  const { row, ref } = call.session;
 
-  // A session carried by cookie, or a body a plain HTML form can send, must come from our own pages.
-  if (crossSite(header, 'POST', viaCookie, config.siteDomain)) return writeResponse(res, asResponse(forbiddenOrigin(locale)));
-  const limited = await rateLimited(runtime, locale, `api:${ip}`, config.apiRateLimit);
-  if (limited) return writeResponse(res, asResponse(limited));
+  // From our own pages (a cookie session or a body a plain form can send), within the API rate limit: checked before (raw-routes.ts).
   let response: Response;
   try {
     const reply = await withOutbox(runtime.bus, () => sendChat(runtime, askerFrom(row, ip, locale, basics.host, header(CHAT_KEY_HEADER)), async () => parseJsonBody(await bodyText(req))));

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hubFor, type Delivery } from '../lib/server/messages/live';
 import { pollingInterval } from '../lib/server/messages/settings';
-import { needLogin, rateLimited, writeEnvelope } from '../lib/server/pipeline/checks';
+import { writeEnvelope } from '../lib/server/pipeline/checks';
 import { Code } from '../lib/shared/codes';
 import type { RawCall } from './raw-call';
 import { STREAM_HEARTBEAT } from '../lib/shared/messages';
@@ -55,13 +55,8 @@ function endFrame(reason: CloseReason): string {
 /** `GET /api/interaction/stream` (src/server/raw-routes.ts). */
 export async function handleStream(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
   const { runtime, session: auth, address } = call;
-  if (!auth.row || !auth.ref) {
-    const refusal = needLogin(call.locale, auth.tokenExpired);
-    return writeEnvelope(res, refusal.status, refusal.body);
-  }
-  // Opening a stream counts against the API rate limit like any call, so reconnect storms stay bounded.
-  const limited = await rateLimited(runtime, call.locale, `api:${address}`, runtime.config.apiRateLimit);
-  if (limited) return writeEnvelope(res, limited.status, limited.body, limited.headers);
+  // A member within the API rate limit: checked before (raw-routes.ts).
+  if (!auth.row || !auth.ref) return;
   const userId = auth.row.id;
   const rawLast = String(req.headers['last-event-id'] ?? new URL(req.url ?? '/', 'http://x').searchParams.get('lastEventId') ?? '');
   const last = /^\d{1,10}$/.test(rawLast) ? Number(rawLast) : null;

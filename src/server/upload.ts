@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolve, sep } from 'node:path';
 import type { Runtime } from '../lib/server/runtime';
 import { parseSize } from '../lib/server/site/config';
-import { crossSite, forbiddenOrigin, needLogin, rateLimited, writeEnvelope, type Refusal } from '../lib/server/pipeline/checks';
+import { writeEnvelope } from '../lib/server/pipeline/checks';
 import { checkUpload, isTypeAllowed } from '../lib/server/upload/check';
 import { LOCAL_DRIVERS, localFileReply, readLocalSettings, storageRoot, storePackage, storeUpload, tempPathIn, type AttachmentRow } from '../lib/server/upload/local';
 import { isApprovedDeveloper } from '../lib/server/market/developers';
@@ -32,8 +32,9 @@ function uploadContext(call: RawCall): UploadContext {
   return { locale: call.locale, requestId: call.basics.requestId, user: row ? { id: row.id } : null };
 }
 
-const UPLOADS_PER_MINUTE = 30;
-const PACKAGES_PER_MINUTE = 10;
+/** Each member's allowance a minute (checked before the handler: raw-routes.ts). */
+export const UPLOADS_PER_MINUTE = 30;
+export const PACKAGES_PER_MINUTE = 10;
 /** Used when `market_package_max_size` cannot be read. */
 const DEFAULT_PACKAGE_SIZE = 20 * 1024 * 1024;
 const ALPHA_DASH = /^[A-Za-z0-9_-]+$/;
@@ -54,26 +55,12 @@ function sendEarly(req: IncomingMessage, res: ServerResponse, status: number, co
   replyAfterBody(req, (close) => sendJson(res, status, code, msg, data, close ? { ...headers, connection: 'close' } : headers));
 }
 
-const refuse = (req: IncomingMessage, res: ServerResponse, r: Refusal): void => sendEarly(req, res, r.status, r.body.code, r.body.msg, r.body.data, r.headers);
 
 
 // ---------------------------------------------------------------------------------------------
 // The upload itself
 
 type Translate = (key: string, values?: Record<string, string | number>) => string;
-
-/**
- * What every upload passes before its body is read: a member, a request from our own pages when
- * the session came from the cookie, and the per-minute limit. False when it already replied.
- */
-async function admitted(req: IncomingMessage, res: ServerResponse, call: RawCall, kind: string, perMinute: number): Promise<boolean> {
-  const { row, tokenExpired, viaCookie } = call.session;
-  if (!row) { refuse(req, res, needLogin(call.locale, tokenExpired, [])); return false; }
-  if (crossSite(call.header, 'POST', viaCookie, call.runtime.config.siteDomain, false)) { refuse(req, res, forbiddenOrigin(call.locale)); return false; }
-  const limited = await rateLimited(call.runtime, call.locale, `${kind}:${row.id}`, perMinute);
-  if (limited) { refuse(req, res, limited); return false; }
-  return true;
-}
 
 /** `receiveFile()` that answers the refusals itself: null when it replied (or nobody is left to reply to). */
 async function receiveOrReply(req: IncomingMessage, res: ServerResponse, tmpPath: string, rules: ReceiveRules, fail: (key: string) => void): Promise<Received | null> {
@@ -98,7 +85,8 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ca
   const fail = (key: string, values?: Record<string, string | number>): void => sendEarly(req, res, 200, Code.error, t(key, values), null);
   let tmpPath: string | null = null;
   try {
-    if (!(await admitted(req, res, call, 'upload', UPLOADS_PER_MINUTE)) || !ctx.user) return;
+    // A member, from our own pages, within the per-minute limit: checked before (raw-routes.ts).
+    if (!ctx.user) return;
 
     const settings = await readLocalSettings(runtime);
     if (settings.paramsError) return sendEarly(req, res, 200, settings.paramsError.code, settings.paramsError.message, null);
@@ -154,7 +142,7 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
   const fail = (key: string): void => sendEarly(req, res, 200, Code.error, t(key, { limit: limitText }), null);
   let tmpPath: string | null = null;
   try {
-    if (!(await admitted(req, res, call, 'package', PACKAGES_PER_MINUTE)) || !ctx.user) return;
+    if (!ctx.user) return;
     const userId = ctx.user.id;
     if (!(await isApprovedDeveloper(runtime.db, userId))) return sendEarly(req, res, 200, Code.noPermission, t('devstudio.notDeveloper'), null);
     const maxSize = parseSize(await runtime.site.get('market_package_max_size', '20mb')) || DEFAULT_PACKAGE_SIZE;

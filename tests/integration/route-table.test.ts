@@ -67,4 +67,37 @@ describe('the route table', () => {
     });
     expect((await upload('ann')).code).toBe(1);
   });
+
+  it("refuses through a raw route's declared checks, in one order: login, origin, rate limit", async () => {
+    const route = RAW_ROUTES.get('/api/ajax/upload')!;
+    const checks = route.checks!;
+    const cookieUpload = async (origin: string, token = tokens.ann!) => {
+      const form = multipart({ field: 'file', name: 'a.png', type: 'image/png', data: png(3, 3, ++seed) });
+      const res = await raw(srv.url, '/api/ajax/upload?topic=table', { method: 'POST', headers: { 'think-lang': 'en', cookie: `ba-user-token=${token}`, origin, 'content-type': form.type }, body: form.body });
+      return res.json<{ code: number; msg: string }>();
+    };
+    // A session by cookie from another site is refused, and passes once the route no longer declares the origin check.
+    expect(await cookieUpload('https://evil.example')).toMatchObject({ code: 0, msg: expect.stringMatching(/origin|site/i) });
+    expect((await cookieUpload(srv.url)).code).toBe(1);
+    (route as { checks?: unknown }).checks = { ...checks, origin: undefined };
+    try {
+      expect((await cookieUpload('https://evil.example')).code).toBe(1);
+    } finally {
+      (route as { checks?: unknown }).checks = checks;
+    }
+    // Login comes first: a visitor from another site is asked to log in, not refused for the origin.
+    expect((await cookieUpload('https://evil.example', 'not-a-token')).code).toBe(303);
+    // The limit comes last and counts only calls that passed the others: a cross-site call costs no upload.
+    const key = `table-test:${Date.now()}`;
+    (route as { checks?: unknown }).checks = { ...checks, limit: () => ({ key, perMinute: 1 }) };
+    try {
+      expect((await cookieUpload('https://evil.example')).code).toBe(0);
+      expect((await cookieUpload(srv.url)).code).toBe(1);
+      const limited = await raw(srv.url, '/api/ajax/upload?topic=table', { method: 'POST', headers: { ...headers('ann'), 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--\r\n' });
+      expect(limited.status).toBe(429);
+      expect(limited.headers['x-content-type-options']).toBe('nosniff');
+    } finally {
+      (route as { checks?: unknown }).checks = checks;
+    }
+  });
 });
