@@ -1,7 +1,7 @@
 // The site assistant's ranking and quoting (issue 29 item 15): pure functions of retrieve.ts and
 // assistant.ts. Citation accuracy on real content is measured by `npm run bench -- assistant`.
 import { describe, expect, it } from 'vitest';
-import { NEAR_TERMS, NEAR_WEIGHT, explainPassages, holds, keywordsOf, nearTerms, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
+import { explainPassages, holds, keywordsOf, scorePassages, sectionMarkdown, tableShare, type Scored } from '../../src/lib/server/chat/retrieve';
 import { assistantAnswer, quoteMarkdown } from '../../src/lib/server/chat/assistant';
 
 const doc = (heading: string, markdown: string, over: Partial<Scored> = {}): Scored => ({
@@ -93,67 +93,9 @@ describe('scorePassages', () => {
     expect(o).toBeGreaterThan(t!);
   });
 
-  it('counts a near-term in a heading (TLS for HTTPS), at less than the word itself', () => {
-    const q = 'How do I put nginx with HTTPS in front of Atrium?';
-    const words = ['atrium', 'nginx', 'https', 'front', 'put'];
-    const body = 'Put nginx in front of Atrium: it answers on port 443 and passes requests on.\n\n```nginx\nserver { listen 443 ssl; }\n```';
-    const tls = doc('Reverse proxy and TLS', body, { title: 'Going to production' });
-    const other = doc('Proxy', body, { title: 'Going to production' });
-    const https = doc('Reverse proxy and HTTPS', body, { title: 'Going to production' });
-    const [t, o, h] = explainPassages(q, words, [tls, other, https]);
-    expect(t!.heading).toBeCloseTo(NEAR_WEIGHT * 1.5 / words.length);
-    expect(t!.score).toBeGreaterThan(o!.score);
-    expect(h!.score).toBeGreaterThan(t!.score);
-  });
-
-  it('leads a Chinese question with the Chinese section that says its near-terms (书, 仅会员 for 文档, 只有会员), before a section that says only the words and an English one that says them all', () => {
-    const q = '怎么设置只有会员才能看的文档？';
-    const words = keywordsOf(q);
-    const zh = doc('仅会员可见的书', '书可以是公开的，也可以仅会员可见。', { title: '文档与编辑器', sameLang: true });
-    const en = doc('Members-only books', '只有会员 才能看 文档 设置: config:set', { title: 'Docs', sameLang: false, rank: 0.9 });
-    const other = doc('文档', '用命令设置文档和会员：book:create、user:list。', { title: '命令行', sameLang: true });
-    const [z, e, c] = scorePassages(q, words, [zh, en, other]);
-    expect(z).toBeGreaterThan(e!);
-    expect(z).toBeGreaterThan(c!);
-  });
-
   it('measures how much of a passage is table rows, code aside', () => {
     expect(tableShare(ENV_TABLE)).toBe(1);
     expect(tableShare(SETTINGS)).toBe(0);
-  });
-});
-
-describe('nearTerms', () => {
-  it('lends a topic word the other terms of its product-vocabulary group, in both languages', () => {
-    const q = 'How do I put nginx with HTTPS in front of Atrium?';
-    const words = keywordsOf(q);
-    const near = nearTerms(q, words);
-    expect(near[words.indexOf('https')]).toEqual(expect.arrayContaining(['tls', 'ssl', '证书']));
-    expect(near[words.indexOf('nginx')]).toEqual([]);
-    const zh = '怎么设置只有会员才能看的文档？';
-    const zhWords = keywordsOf(zh);
-    expect(nearTerms(zh, zhWords)[zhWords.indexOf('文档')]).toEqual(expect.arrayContaining(['书', 'book', 'docs']));
-    // A CJK word holding a term (发邮件 holds 邮件) borrows that term's group.
-    expect(nearTerms('怎么配置 SMTP 发邮件？', ['smtp', '发邮件', '配置'])[1]).toEqual(expect.arrayContaining(['mail', 'email']));
-  });
-
-  it('matches a two-word term only as those words in a row, and lends no term the question already says', () => {
-    expect(nearTerms('How do I sign in?', ['sign'])[0]).toEqual(expect.arrayContaining(['登录', 'login', 'log in']));
-    expect(nearTerms('How do I sign in?', ['sign'])[0]).not.toContain('sign in');
-    // "signing up" is not "sign in" (the stem's ending may not run into the next word).
-    expect(nearTerms('Signing up needs a code', ['signing', 'needs', 'code'])[0]).not.toContain('登录');
-    expect(nearTerms('What is the minimum withdrawal?', ['withdrawal', 'minimum'])[0]).not.toContain('withdraw');
-  });
-
-  it('lends nothing to a question outside the table\'s vocabulary', () => {
-    const q = 'How do I restore a backup?';
-    expect(nearTerms(q, keywordsOf(q)).flat()).toEqual([]);
-  });
-
-  it('is a small table whose groups share no term', () => {
-    const terms = NEAR_TERMS.flat();
-    expect(new Set(terms).size).toBe(terms.length);
-    expect(NEAR_TERMS.length).toBeLessThanOrEqual(20);
   });
 });
 

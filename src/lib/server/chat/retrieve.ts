@@ -203,61 +203,6 @@ export function tableShare(markdown: string): number {
   return lines ? rows / lines : 0;
 }
 
-/**
- * Product vocabulary: words a reader and the guide use for the same thing, in either language
- * (the reader says HTTPS, the guide's heading TLS; the reader 文档, the heading 书). A small,
- * hand-written table of this site's own terms, not a thesaurus: a group names one thing of the
- * product. A Latin term matches a word by its stem with a short ending (as `holds`), a term of
- * two words those words in a row (`log in` is not `login`: both are listed), a CJK term as is.
- */
-export const NEAR_TERMS: readonly (readonly string[])[] = [
-  ['https', 'tls', 'ssl', 'certificate', '证书'],
-  ['书', '书籍', '文档', 'book', 'docs', 'documentation'],
-  ['部署', '上线', 'deploy', 'deployment', 'production'],
-  ['登录', 'login', 'log in', 'sign in'],
-  ['注册', 'sign up', 'signup', 'register'],
-  ['帖子', '发帖', 'post', 'topic'],
-  ['模块', '插件', '扩展', 'module', 'plugin', 'extension'],
-  ['上传', 'upload'],
-  ['升级', '更新', 'update', 'upgrade'],
-  ['提现', 'withdraw', 'withdrawal', 'payout'],
-  ['最少', '最低', '不少于', 'minimum', 'smallest', 'least'],
-  ['仅会员', '只有会员', '会员才能', '会员可见', 'members only'],
-  ['邮件', '邮箱', 'mail', 'e-mail', 'email'],
-];
-
-/** How much of a near-term a plain text holds: 1 or 0 (CJK as is; Latin words in a row, by stem). */
-function holdsTerm(text: string, term: string): number {
-  if (CJK.test(term)) return text.normalize('NFKC').toLowerCase().includes(term) ? 1 : 0;
-  if (!term.includes(' ')) return holds(text, term);
-  const folded = text.normalize('NFKC').toLowerCase();
-  const parts = term.split(' ').map((w) => `${stemWord(w).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[a-z]{0,4}`);
-  return new RegExp(`(?<![a-z0-9])${parts.join('[\\s-]+')}(?![a-z])`).test(folded) ? 1 : 0;
-}
-
-/**
- * For each topic word of a question, the near-terms its wording brings in: a group of NEAR_TERMS
- * whose term the question holds lends its other terms to the topic words that term overlaps (a CJK
- * word holding it or held by it, a Latin word it matches by stem). A term the question already
- * holds is not lent.
- */
-export function nearTerms(question: string, words: string[]): string[][] {
-  const near = words.map((): string[] => []);
-  for (const group of NEAR_TERMS) {
-    const said = group.filter((t) => holdsTerm(question, t) > 0);
-    if (!said.length) continue;
-    const lent = group.filter((t) => !said.includes(t));
-    words.forEach((w, i) => {
-      const overlaps = said.some((t) => (CJK.test(t) ? CJK.test(w) && (w.includes(t) || t.includes(w)) : !CJK.test(w) && t.split(' ').some((x) => holds(w, x) > 0 || holds(x, w) > 0)));
-      if (overlaps) for (const t of lent) if (!near[i]!.includes(t)) near[i]!.push(t);
-    });
-  }
-  return near;
-}
-
-/** What a near-term counts for, against the topic word itself (1). */
-export const NEAR_WEIGHT = 0.5;
-
 const HOW = /\b(how|steps?)\b|怎么|怎样|如何|步骤/i;
 const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
 
@@ -296,19 +241,15 @@ export function explainPassages(question: string, words: string[], passages: Sco
   const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
   const how = HOW.test(question);
-  const near = nearTerms(question, words);
-  // A topic word counts where its near-terms are found too, at NEAR_WEIGHT (never more than the word).
-  const found = (text: string, i: number): number => Math.max(holds(text, words[i]!), ...near[i]!.map((t) => NEAR_WEIGHT * holdsTerm(text, t)));
-  const inText = (text: string, i: number): number => Math.max(holds(text, words[i]!) + 0.3 * Math.min(3, occurrences(text, words[i]!)) / 3, ...near[i]!.map((t) => NEAR_WEIGHT * holdsTerm(text, t)));
   const parts = passages.map((p): ScoreParts => {
     let text = 0;
     let heading = 0;
     let title = 0;
     let titleWeight = 0;
     words.forEach((w, i) => {
-      text += weight[i]! * inText(p.text, i);
-      if (p.kind === 'doc' && !p.intro) heading += found(p.heading, i);
-      const t = found(p.title, i);
+      text += weight[i]! * (holds(p.text, w) + 0.3 * Math.min(3, occurrences(p.text, w)) / 3);
+      if (p.kind === 'doc' && !p.intro) heading += holds(p.heading, w);
+      const t = holds(p.title, w);
       title += t;
       titleWeight += weight[i]! * t;
     });
@@ -477,8 +418,7 @@ export async function retrieve(db: Db, question: string, options: RetrieveOption
   const words = keywordsOf(question);
   if (!words.length) return [];
   const lang = readerLang(question, options.locale);
-  // The near-terms are in the key: "log in" and "log" have the same topic words, not the same near-terms.
-  if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${HOW.test(question) ? 'how' : ''}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}:${nearTerms(question, words).map((n) => n.join(',')).join(';')}`, () => retrieve(db, question, options));
+  if (cache) return cache.get(`${options.member ? 1 : 0}:${lang}:${HOW.test(question) ? 'how' : ''}:${options.tokenBudget}:${options.limit ?? 6}:${words.join(' ')}`, () => retrieve(db, question, options));
   const all = await candidates(db, question, words, lang, options.member);
   const limit = options.limit ?? 6;
   const perPassage = Math.max(80, Math.floor(options.tokenBudget / Math.min(limit, Math.max(1, all.length))));
