@@ -3,7 +3,7 @@
 // reserved for it, inside an error boundary. A component that fails to load or throws leaves its
 // place empty (and says why in the console): a module never breaks the page around it.
 import { Component, useEffect, useState, type ComponentType, type CSSProperties, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
-import type { SlotFill, SlotName, SlotProps } from '../../lib/shared/module-slots';
+import type { EditorToolbarApi, SlotFill, SlotName, SlotProps } from '../../lib/shared/module-slots';
 import { loadModuleExport } from './load-module';
 
 export interface ModuleSlotProps {
@@ -11,6 +11,8 @@ export interface ModuleSlotProps {
   fills: SlotFill[];
   locale: SlotProps['locale'];
   context: SlotProps['context'];
+  /** `editor.toolbar`: the text being edited (EditorSlot renders this island itself). */
+  editor?: EditorToolbarApi;
 }
 
 type State = 'loading' | 'ready' | 'failed';
@@ -32,7 +34,7 @@ class Boundary extends Component<{ uid: string; onError(): void; children: React
   }
 }
 
-function Fill({ fill, slot, locale, context }: { fill: SlotFill } & Omit<ModuleSlotProps, 'fills'>): ReactElement | null {
+function Fill({ fill, slot, locale, context, editor }: { fill: SlotFill } & Omit<ModuleSlotProps, 'fills'>): ReactElement | null {
   const [loaded, setLoaded] = useState<{ url: string; component: ComponentType<SlotProps> } | null>(null);
   const [state, setState] = useState<State>('loading');
 
@@ -51,7 +53,7 @@ function Fill({ fill, slot, locale, context }: { fill: SlotFill } & Omit<ModuleS
       style={{ '--module-reserve': `${fill.height}px` } as CSSProperties}>
       {View && state === 'ready' && (
         <Boundary uid={fill.uid} onError={() => setState('failed')}>
-          <View slot={slot} locale={locale} context={context} />
+          <View slot={slot} locale={locale} context={context} {...(editor ? { editor } : {})} />
         </Boundary>
       )}
     </div>
