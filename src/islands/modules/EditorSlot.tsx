@@ -101,14 +101,27 @@ class EditorBoundary extends Component<BoundaryProps, { failed: boolean }> {
 
 /**
  * Puts `text` at the caret of the textarea in `box`, in place of the selection (a textarea keeps its
- * selection while a toolbar button has the focus), through an input event so the editor's onChange
- * sees it as typed text; the caret ends after it.
+ * selection while a toolbar button has the focus), as typed text: through the browser's insertText
+ * command where it can (one step of the textarea's undo history, as the editor's own toolbar does),
+ * else by setting the range; either way an input event reaches the editor's onChange. The caret
+ * ends after the text.
  */
 function insertAtCaret(box: HTMLElement | null, text: string): void {
   const area = box?.querySelector('textarea');
-  if (!area) return;
+  if (!area || !text) return;
   const { selectionStart: start, selectionEnd: end } = area;
   area.focus();
+  area.setSelectionRange(start, end);
+  let done = false;
+  // Only while the textarea really has focus (it cannot while a Preview tab hides it).
+  if (document.activeElement === area) {
+    try {
+      done = document.execCommand('insertText', false, text);
+    } catch {
+      done = false;
+    }
+  }
+  if (done) return;
   area.setRangeText(text, start, end, 'end');
   area.dispatchEvent(new Event('input', { bubbles: true }));
 }
