@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/lib/server/account/users';
-import { askCategory } from '../../src/lib/server/db/schema';
+import { askCategory, userGroup } from '../../src/lib/server/db/schema';
 import { createPost } from '../../src/lib/server/ask/posts';
 import { installModule } from '../../src/lib/server/modules/installs';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
@@ -25,6 +25,8 @@ let srv: InProcessServer;
 let rt: Runtime;
 let boss: { token: string; cookie: string };
 let fan: { token: string; cookie: string };
+/** A member whose group holds no rule at all. */
+let bare: { token: string; cookie: string };
 let postId = 0;
 
 const page = async (path: string, cookie = 'ba-lang=en'): Promise<string> => (await raw(srv.url, path, { headers: { cookie } })).text;
@@ -39,6 +41,9 @@ beforeAll(async () => {
   const dev = await createUser(rt.db, { username: 'dev', password: 'slots12345' });
   await createUser(rt.db, { username: 'fan', password: 'slots12345' });
   fan = await loginAs(srv.url, rt, 'fan', 'slots12345');
+  const [empty] = await rt.db.insert(userGroup).values({ name: 'No rules', rules: '', status: 1 }).returning({ id: userGroup.id });
+  await createUser(rt.db, { username: 'bare', password: 'slots12345', groupId: empty!.id });
+  bare = await loginAs(srv.url, rt, 'bare', 'slots12345');
   // The editor runs, so the post form shows it (and, later, the module's toolbar component above it).
   await installModule(rt.db, 'editor', admin.id);
   await rt.modules.reconcile();
@@ -127,7 +132,9 @@ describe('module slots', () => {
     // The menu lists the module's page under its name, in the reader's language.
     expect(profile).toContain('<a href="/user/m/cheer">Cheer</a>');
     expect(profile).toContain('<summary class="side-title">Modules</summary>');
-    expect(await page('/user/account/profile', `ba-lang=zh-cn; ${fan.cookie}`)).toContain('<a href="/user/m/cheer">喝彩</a>');
+    const zh = await page('/user/account/profile', `ba-lang=zh-cn; ${fan.cookie}`);
+    expect(zh).toContain('<a href="/user/m/cheer">喝彩</a>');
+    expect(zh).toContain('<summary class="side-title">模块</summary>');
     // The `user.menu` component under the menu, with the import map; not the page's component.
     expect(profile).toContain('data-slot="user.menu"');
     expect(profile).toContain('MenuNote');
@@ -148,6 +155,12 @@ describe('module slots', () => {
     expect(visitor.status).toBe(302);
     expect(visitor.headers.location).toBe('/user/login?to=%2Fuser%2Fm%2Fcheer');
     expect((await raw(srv.url, '/user/m/webhook', { headers: { cookie: member } })).status).toBe(404);
+    // A group that holds no rule has no menu, so no module entry, and the page is the permission page.
+    const denied = await raw(srv.url, '/user/m/cheer', { headers: { cookie: `ba-lang=en; ${bare.cookie}` } });
+    expect(denied.status).toBe(401);
+    expect(denied.text).not.toContain('MemberPage');
+    expect(denied.text).not.toContain('<a href="/user/m/cheer"');
+    expect(denied.text).not.toContain('data-slot=');
     expect((await raw(srv.url, '/user/m/Not%20a%20uid', { headers: { cookie: member } })).status).toBe(404);
   });
 
