@@ -9,7 +9,8 @@
 // Without the module, the place says "Please install editor". Other modules' `editor.toolbar`
 // components sit in a row above it (the ModuleSlot island's loader, error boundary and reserved
 // space), given `editor.insert(text)`: the text goes in at the caret of the box's textarea as if
-// typed (an input event), so the editor's own change handler, draft and preview follow.
+// typed (the browser's insertText, an input event), so the editor's own change handler, draft and
+// preview follow.
 import * as React from 'react';
 import { Component, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type ComponentType, type CSSProperties, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
@@ -138,11 +139,11 @@ function ModuleToolbar({ editor, api }: { editor: EditorState; api: EditorToolba
 
 export default function EditorSlot({ editor, ...props }: EditorSlotProps): ReactElement {
   const { client } = editor;
-  const api = useMemo<EditorToolbarApi>(() => ({ insert: (text: string) => insertAtCaret(box.current, String(text)) }), []);
-  const toolbar = <ModuleToolbar editor={editor} api={api} />;
   const [loaded, setLoaded] = useState<{ url: string; component: EditorComponent } | null>(null);
   const [failed, setFailed] = useState(false);
   const box = useRef<HTMLDivElement>(null);
+  const api = useMemo<EditorToolbarApi>(() => ({ insert: (text: string) => insertAtCaret(box.current, String(text)) }), []);
+  const toolbar = <ModuleToolbar editor={editor} api={api} />;
   /** Where the caret was in the plain box when the editor took over (null: it had no focus). */
   const caret = useRef<[number, number] | null>(null);
   const Editor = client && loaded?.url === client.url ? loaded.component : null;

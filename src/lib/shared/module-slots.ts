@@ -36,6 +36,3 @@ export interface SlotProps {
   /** In `editor.toolbar` only: the text being edited. */
   editor?: EditorToolbarApi;
 }
-
-/** Where a module's `user.page` components mount: its own member-center page. */
-export const modulePagePath = (uid: string): string => `/user/m/${uid}`;
