@@ -14,6 +14,7 @@ import { installModule } from '../../src/lib/server/modules/installs';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { fixturePackage, publishPackage } from '../helpers/module-package';
 import { scaled } from '../helpers/time-scale.mjs';
+import { htmlErrors } from './html-validate';
 import { PASSWORD, usePrivateSite, withRuntime } from './private-site';
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/modules/cheer');
@@ -56,10 +57,13 @@ test('a module fills the post footer, the home page, the docs aside, the console
   const axe = await new AxeBuilder({ page: visitor }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
   expect(axe.violations.map((v) => v.id)).toEqual([]);
 
-  await visitor.goto(`${srv.url}/`);
+  const home = await visitor.goto(`${srv.url}/`);
+  // Two components of one module: two regions with distinct names (html-validate's unique-landmark).
+  expect(await htmlErrors(await home!.text(), 'home')).toEqual([]);
   // Loaded on demand: the section, after the feed, hydrates when it scrolls into view.
   await visitor.locator('[data-slot="home.section"]').scrollIntoViewIfNeeded();
   await expect(visitor.locator('.cheer-home')).toHaveText('来自模块的问候');
+  await expect(visitor.getByRole('region', { name: '喝彩 2' })).toHaveCount(1);
   // The component that throws is caught by its boundary: its place is empty and hidden, the page whole.
   await expect(visitor.locator('[data-slot="home.section"] [data-module-state="failed"]')).toHaveCount(1);
   await expect(visitor.locator('[data-slot="home.section"] [data-module-state="failed"]')).toBeHidden();
@@ -77,12 +81,14 @@ test('a module fills the post footer, the home page, the docs aside, the console
   // mounts the component (a hook keeps state) and contains the one that throws.
   const bossErrors: string[] = [];
   boss.on('pageerror', (e) => bossErrors.push(e.message));
-  await boss.goto(`${srv.url}/user/account/profile`);
+  const profile = await boss.goto(`${srv.url}/user/account/profile`);
+  expect(await htmlErrors(await profile!.text(), 'profile')).toEqual([]);
   // Under the menu's last folder, loaded when it scrolls into view.
   await boss.locator('#member-menu [data-slot="user.menu"]').scrollIntoViewIfNeeded();
   await expect(boss.locator('#member-menu [data-slot="user.menu"] .cheer-menu')).toHaveText('Cheers today');
   await boss.locator('#member-menu').getByRole('link', { name: 'Cheer', exact: true }).click();
   await expect(boss).toHaveURL(`${srv.url}/user/m/cheer`);
+  expect(await htmlErrors(await (await boss.request.get(`${srv.url}/user/m/cheer`)).text(), 'module page')).toEqual([]);
   await expect(boss.getByRole('heading', { level: 1, name: 'Cheer' })).toBeVisible();
   const mine = boss.locator('[data-slot="user.page"] .cheer-page .cheer-button');
   await expect(mine).toHaveText('Cheer 0');
@@ -94,7 +100,8 @@ test('a module fills the post footer, the home page, the docs aside, the console
   expect(memberAxe.violations.map((v) => v.id)).toEqual([]);
 
   // The editor's toolbar: the module's button puts its text at the caret; the one that throws leaves the editor working.
-  await boss.goto(`${srv.url}/ask/post`);
+  const form = await boss.goto(`${srv.url}/ask/post`);
+  expect(await htmlErrors(await form!.text(), 'post form')).toEqual([]);
   await expect(boss.locator('[data-editor="module"]')).toBeVisible();
   const text = boss.locator('[data-editor="module"] textarea');
   await text.fill('Hello  world');

@@ -96,8 +96,8 @@ describe('module slots', () => {
     expect(post).toContain('PostFooter');
     expect(post).toContain(`&quot;postId&quot;:[0,${postId}]`);
     // The space is reserved before the component loads.
-    expect(post).toMatch(/<div[^>]*data-module="cheer"[^>]*>/);
-    expect(/<div[^>]*data-module="cheer"[^>]*>/.exec(post)![0]).toContain('--module-reserve:40px');
+    expect(post).toMatch(/<section[^>]*data-module="cheer"[^>]*>/);
+    expect(/<section[^>]*data-module="cheer"[^>]*>/.exec(post)![0]).toContain('--module-reserve:40px');
     // Only the post's slot: the others stay out of this page.
     expect(post).not.toContain('HomeSection');
 
@@ -148,7 +148,7 @@ describe('module slots', () => {
     expect(res.text).toContain('MemberPage');
     expect(res.text).toContain('<a href="/user/m/cheer" aria-current="page">Cheer</a>');
     expect(res.text).toMatch(/<link rel="stylesheet" href="\/_modules\/cheer\/1\.0\.0-[0-9a-f]{16}\/cheer\.css">/);
-    expect(/<div[^>]*data-module="cheer"[^>]*data-module-state="loading"[^>]*>/.exec(res.text.slice(res.text.indexOf('data-slot="user.page"')))![0]).toContain('--module-reserve:80px');
+    expect(/<section[^>]*data-module="cheer"[^>]*data-module-state="loading"[^>]*>/.exec(res.text.slice(res.text.indexOf('data-slot="user.page"')))![0]).toContain('--module-reserve:80px');
 
     // Visitors go to the login page; a module that is not running, or a malformed uid, is the 404 page.
     const visitor = await raw(srv.url, '/user/m/cheer', { headers: { cookie: 'ba-lang=en' } });

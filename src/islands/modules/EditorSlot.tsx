@@ -132,7 +132,7 @@ function ModuleToolbar({ editor, api }: { editor: EditorState; api: EditorToolba
   if (!editor.toolbar?.fills.length) return null;
   return (
     <div className="module-slot editor-slot__toolbar" data-slot="editor.toolbar">
-      <ModuleSlot slot="editor.toolbar" fills={editor.toolbar.fills} locale={editor.toolbar.locale} context={{}} editor={api} />
+      <ModuleSlot slot="editor.toolbar" fills={editor.toolbar.fills} locale={editor.toolbar.locale} context={{}} editor={api} landmarks={false} />
     </div>
   );
 }
