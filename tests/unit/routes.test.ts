@@ -10,6 +10,7 @@ describe('route table (spec §2)', () => {
       ['/md/guide', 'mdView', 'doc'], ['/md/guide/intro', 'mdView', 'doc'], ['/md/edit/guide', 'mdEdit', 'doc'], ['/md/edit/guide/intro', 'mdEdit', 'doc'],
       ['/modules', 'modules', 'modules'], ['/modules/editor', 'moduleInfo', 'common'], ['/user', 'user', 'user'],
       ['/user/login', 'userLogin', 'none'], ['/user/card/7', 'userCard', 'none'], ['/user/iframe/https%3A%2F%2Fa.b', 'userIframe', 'user'],
+      ['/user/m/cheer', 'userModule', 'user'],
     ];
     for (const [path, name, layout] of cases) {
       const m = matchRoute(path);
@@ -26,6 +27,7 @@ describe('route table (spec §2)', () => {
     expect(matchRoute('/ask/lists/bogus/1')?.valid).toBe(false);
     expect(matchRoute('/user/card/x')?.valid).toBe(false);
     expect(matchRoute('/modules/Bad Uid')?.valid).toBe(false);
+    expect(matchRoute('/user/m/Bad%20Uid')?.valid).toBe(false);
     expect(matchRoute('/ask/info/%E0%A4%A')?.valid).toBe(false);
   });
 

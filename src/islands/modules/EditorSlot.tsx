@@ -6,13 +6,19 @@
 // space the module reserves: a reader can click it (which hydrates a `client:interact` form) and type
 // at once, and the editor takes over the text and the focus. An editor that fails to load or throws
 // leaves that plain box, with a note (an error boundary: a failing module never breaks the form).
-// Without the module, the place says "Please install editor".
+// Without the module, the place says "Please install editor". Other modules' `editor.toolbar`
+// components sit in a row above it (the ModuleSlot island's loader, error boundary and reserved
+// space), given `editor.insert(text)`: the text goes in at the caret of the box's textarea as if
+// typed (the browser's insertText, an input event), so the editor's own change handler, draft and
+// preview follow.
 import * as React from 'react';
-import { Component, useEffect, useId, useLayoutEffect, useRef, useState, type ComponentType, type CSSProperties, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
+import { Component, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type ComponentType, type CSSProperties, type ErrorInfo, type ReactElement, type ReactNode } from 'react';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import * as sdk from './client-sdk';
 import { flushDraft, scheduleDraft } from '../../lib/client/drafts';
 import { MODULE_DEPS_GLOBAL, type EditorClient, type EditorProps, type EditorState } from '../../lib/shared/module-client';
+import type { EditorToolbarApi } from '../../lib/shared/module-slots';
+import ModuleSlot from './ModuleSlot';
 import '../../styles/markdown.css';
 import './editor-slot.css';
 // The upload queue's styles come with the forms that show it (UploadQueue itself brings none, so the
@@ -94,11 +100,50 @@ class EditorBoundary extends Component<BoundaryProps, { failed: boolean }> {
   }
 }
 
+/**
+ * Puts `text` at the caret of the textarea in `box`, in place of the selection (a textarea keeps its
+ * selection while a toolbar button has the focus), as typed text: through the browser's insertText
+ * command where it can (one step of the textarea's undo history, as the editor's own toolbar does),
+ * else by setting the range; either way an input event reaches the editor's onChange. The caret
+ * ends after the text.
+ */
+function insertAtCaret(box: HTMLElement | null, text: string): void {
+  const area = box?.querySelector('textarea');
+  if (!area || !text) return;
+  const { selectionStart: start, selectionEnd: end } = area;
+  area.focus();
+  area.setSelectionRange(start, end);
+  let done = false;
+  // Only while the textarea really has focus (it cannot while a Preview tab hides it).
+  if (document.activeElement === area) {
+    try {
+      done = document.execCommand('insertText', false, text);
+    } catch {
+      done = false;
+    }
+  }
+  if (done) return;
+  area.setRangeText(text, start, end, 'end');
+  area.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+/** The `editor.toolbar` components: a row above the editor, in the page's language. */
+function ModuleToolbar({ editor, api }: { editor: EditorState; api: EditorToolbarApi }): ReactElement | null {
+  if (!editor.toolbar?.fills.length) return null;
+  return (
+    <div className="module-slot editor-slot__toolbar" data-slot="editor.toolbar">
+      <ModuleSlot slot="editor.toolbar" fills={editor.toolbar.fills} locale={editor.toolbar.locale} context={{}} editor={api} landmarks={false} />
+    </div>
+  );
+}
+
 export default function EditorSlot({ editor, ...props }: EditorSlotProps): ReactElement {
   const { client } = editor;
   const [loaded, setLoaded] = useState<{ url: string; component: EditorComponent } | null>(null);
   const [failed, setFailed] = useState(false);
   const box = useRef<HTMLDivElement>(null);
+  const api = useMemo<EditorToolbarApi>(() => ({ insert: (text: string) => insertAtCaret(box.current, String(text)) }), []);
+  const toolbar = <ModuleToolbar editor={editor} api={api} />;
   /** Where the caret was in the plain box when the editor took over (null: it had no focus). */
   const caret = useRef<[number, number] | null>(null);
   const Editor = client && loaded?.url === client.url ? loaded.component : null;
@@ -137,16 +182,18 @@ export default function EditorSlot({ editor, ...props }: EditorSlotProps): React
     );
   }
   const plain = <PlainEditor {...props} note="editor.failed" />;
-  if (!client || failed) return <div className="editor-slot" data-editor="plain" ref={box}>{plain}</div>;
+  if (!client || failed) return <div className="editor-slot" data-editor="plain" ref={box}>{toolbar}{plain}</div>;
   if (!Editor) {
     return (
       <div className="editor-slot editor-slot--loading" data-editor="loading" ref={box} style={{ '--editor-reserve': `${client.height}px` } as CSSProperties}>
+        {toolbar}
         <PlainEditor {...props} note="editor.loading" />
       </div>
     );
   }
   return (
     <div className="editor-slot" data-editor="module" data-editor-version={client.version} ref={box}>
+      {toolbar}
       <EditorBoundary fallback={plain} onError={() => undefined}>
         <Editor {...props} />
       </EditorBoundary>

@@ -2,6 +2,8 @@
 // exports) and the props the site passes to the editor module's component. Shared by the server,
 // which writes the import map and the re-exporting modules it points at, and by the islands.
 
+import type { SlotFill, SlotProps } from './module-slots';
+
 /** The bare specifiers a module's browser entry may import: the page's import map provides them. */
 export const MODULE_SPECIFIERS = ['react', 'react/jsx-runtime', '@atrium/client'] as const;
 export type ModuleSpecifier = (typeof MODULE_SPECIFIERS)[number];
@@ -51,6 +53,8 @@ export interface EditorState {
   client: EditorClient | null;
   /** Not installed: what the place of the editor says, in the page's language. */
   notice?: { title: string; lead: string };
+  /** Running modules' `editor.toolbar` components, shown above the editor (absent when there are none). */
+  toolbar?: { fills: SlotFill[]; locale: SlotProps['locale'] };
 }
 
 /** What the site passes to the editor component: the props every form gave the built-in editor. */

@@ -21,10 +21,18 @@ export interface SlotFill {
   label: string;
 }
 
+/** What an `editor.toolbar` component is given to act on the text being edited. */
+export interface EditorToolbarApi {
+  /** Puts `text` at the caret (in place of the selection), as if typed: the form, its draft and the preview follow. */
+  insert(text: string): void;
+}
+
 /** What a slot's component is given: where it is, in which language, and the page's subject. */
 export interface SlotProps {
   slot: SlotName;
   locale: 'zh-cn' | 'en';
   /** The page's subject: `{ postId }` under a post, `{ book, page }` beside a docs page, `{}` elsewhere. */
   context: Readonly<Record<string, string | number>>;
+  /** In `editor.toolbar` only: the text being edited. */
+  editor?: EditorToolbarApi;
 }

@@ -65,6 +65,8 @@ export const ROUTES: readonly RouteDef[] = [
   { name: 'userCard', pattern: '/user/card/:id', layout: 'none', params: { id: ID } },
   { name: 'userIframe', pattern: '/user/iframe/:url', layout: 'user', middleware: USER, params: { url: /^.{1,2000}$/su } },
   { name: 'user', pattern: '/user', layout: 'user', middleware: USER },
+  // A running module's own member-center page (its `user.page` slot components): no rule, see route-middleware.ts.
+  { name: 'userModule', pattern: '/user/m/:uid', layout: 'user', middleware: USER, params: { uid: /^[a-z][a-z0-9_-]{1,49}$/ } },
   ...USER_CHILDREN.map(memberRoute),
 ];
 

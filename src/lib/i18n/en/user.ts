@@ -138,6 +138,7 @@ export default {
   'user.notice.unread': '{count} unread',
   'user.notice.new': 'New',
   'user.menu.headline': 'menu',
+  'user.modulePages': 'Modules',
   'user.menu.toggle': 'Show or hide the menu',
   'user.menu.account/balance/export': 'Export balance log',
   'user.ledger.export': 'Export CSV',

@@ -135,6 +135,7 @@ export default {
   'user.notice.unread': '{count} 条未读',
   'user.notice.new': '新',
   'user.menu.headline': '菜单',
+  'user.modulePages': '模块',
   'user.menu.toggle': '显示/隐藏菜单',
   'user.menu.account/balance/export': '导出余额记录',
   'user.ledger.export': '导出 CSV',

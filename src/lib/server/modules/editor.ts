@@ -11,6 +11,7 @@ import type { EditorClient, EditorState } from '../../shared/module-client';
 import { translator } from '../../i18n';
 import type { ActiveModule } from './active';
 import { assetUrl } from './assets';
+import { pageSlot } from './slots';
 
 export const EDITOR_UID = 'editor';
 
@@ -53,9 +54,10 @@ export function editorClientOf(m: ActiveModule): EditorClient | null {
  * that failed to activate: the forms then offer a plain box). When the wanted state names a package
  * this instance does not run yet (a bus message missed, an install by the CLI in another process),
  * the instance reconciles first rather than wait for the next message. Marks the page so its layout
- * writes the import map and the editor's stylesheet (Base.astro).
+ * writes the import map and the editor's stylesheet (Base.astro), and lists the running modules'
+ * `editor.toolbar` components (their stylesheets in the head too).
  */
-export async function pageEditor(locals: Pick<App.Locals, 'runtime' | 'editorModule' | 'locale'>): Promise<EditorState> {
+export async function pageEditor(locals: Pick<App.Locals, 'runtime' | 'editorModule' | 'locale' | 'moduleClient'>): Promise<EditorState> {
   const { runtime } = locals;
   const row = await editorRow(runtime.db);
   if (!row) {
@@ -65,5 +67,9 @@ export async function pageEditor(locals: Pick<App.Locals, 'runtime' | 'editorMod
   const running = (): ActiveModule | undefined => runtime.modules.list().find((m) => m.uid === EDITOR_UID && (!row.sha256 || m.sha256 === row.sha256));
   if (row.sha256 && !running() && !runtime.modules.safeMode) await runtime.modules.reconcile();
   const active = running();
-  return { installed: true, client: (locals.editorModule = active ? editorClientOf(active) : null) };
+  const client = (locals.editorModule = active ? editorClientOf(active) : null);
+  // Other modules' toolbar components, only beside a running editor (the key is left out without
+  // any, so a form's props keep their bytes).
+  const toolbar = client ? pageSlot(locals, 'editor.toolbar') : [];
+  return toolbar.length > 0 ? { installed: true, client, toolbar: { fills: toolbar, locale: locals.locale } } : { installed: true, client };
 }

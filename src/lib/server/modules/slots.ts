@@ -33,14 +33,26 @@ function slotStyles(active: readonly ActiveModule[], fills: readonly SlotFill[])
 /**
  * A page's slot: its fills, and when there are some, the page marked (`locals.moduleClient`) so its
  * layout writes the import map and the stylesheets in its head. Call it in the page's frontmatter.
+ * `uid`: only that module's fills (a module's own member-center page).
  */
-export function pageSlot(locals: Pick<App.Locals, 'runtime' | 'locale' | 'moduleClient'>, slot: SlotName): SlotFill[] {
+export function pageSlot(locals: Pick<App.Locals, 'runtime' | 'locale' | 'moduleClient'>, slot: SlotName, uid?: string): SlotFill[] {
   const active = locals.runtime.modules.list();
-  const fills = slotFills(active, slot, locals.locale);
+  const fills = slotFills(active, slot, locals.locale).filter((f) => uid === undefined || f.uid === uid);
   if (fills.length > 0) {
     const styles = new Set(locals.moduleClient?.styles ?? []);
     for (const href of slotStyles(active, fills)) styles.add(href);
     locals.moduleClient = { styles: [...styles] };
   }
   return fills;
+}
+
+/**
+ * The running modules that have a member-center page (`user.page` components, at `/user/m/{uid}`),
+ * named in `locale`: the member-center menu lists them, derived on every request from what runs,
+ * so a module disabled or uninstalled leaves no menu entry behind (there is no rule row to clean).
+ */
+export function memberModulePages(active: readonly ActiveModule[], locale: Locale): { uid: string; label: string }[] {
+  const seen = new Map<string, string>();
+  for (const fill of slotFills(active, 'user.page', locale)) if (!seen.has(fill.uid)) seen.set(fill.uid, fill.label);
+  return [...seen].map(([uid, label]) => ({ uid, label }));
 }
