@@ -7,10 +7,6 @@ export type {
   JsonValue, MarkdownItem, ModuleContext, ModuleDefinition, ModuleHooks, ModuleRoutes, ModuleStore, RenderContext, RouteRequest, RouteResponse,
 } from '../../src/lib/server/modules/host/sdk';
 export type { Capability, Manifest, ManifestJob, ManifestSetting } from '../../src/lib/server/modules/manifest';
-// What a slot's client component is given (`contributes.slots`; docs/modules/slots.md), and the
-// editor component's props (`contributes.editor`).
-export type { EditorToolbarApi, SlotName, SlotProps } from '../../src/lib/shared/module-slots';
-export type { EditorProps } from '../../src/lib/shared/module-client';
 
 import type { MarkdownItem } from '../../src/lib/server/modules/host/sdk';
 
