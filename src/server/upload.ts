@@ -1,8 +1,10 @@
 // Local uploads (`POST /api/ajax/upload`, `POST /api/developer/package`) and the files they
 // produce (`GET /storage/...`), as raw Node handlers: Astro's adapter buffers request bodies, an
 // upload is streamed to disk instead, so memory stays flat whatever the file size. The requests
-// are answered here (admission, receiving the body, replies); what is stored, where and how is the
-// local storage driver's (src/lib/server/upload/local.ts), beside the cloud ones.
+// are answered here (admission, receiving the body, replies). Where a file goes is the local storage
+// driver's (src/lib/server/upload/local-store.ts, the StorageDriver beside s3 and cos): the body is
+// received to its temporary path, the local upload service (local.ts) has the driver place it, and
+// `/storage/...` is served from the driver's folder.
 import { createReadStream, type Stats } from 'node:fs';
 import { realpath, stat, unlink } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,9 +13,10 @@ import type { Runtime } from '../lib/server/runtime';
 import { parseSize } from '../lib/server/site/config';
 import { writeEnvelope } from '../lib/server/pipeline/checks';
 import { checkUpload, isTypeAllowed } from '../lib/server/upload/check';
-import { LOCAL_DRIVERS, localFileReply, readLocalSettings, storageRoot, storePackage, storeUpload, tempPathIn, type AttachmentRow } from '../lib/server/upload/local';
+import { LOCAL_DRIVERS, readLocalSettings, storePackage, storeUpload } from '../lib/server/upload/local';
+import { localPackages, localUploads } from '../lib/server/upload/local-store';
+import { fileReply, type AttachmentRow } from '../lib/server/upload/storage';
 import { isApprovedDeveloper } from '../lib/server/market/developers';
-import { packageRoot } from '../lib/server/market/packages';
 import { inspectPackage, refusalOf } from '../lib/server/modules/inspect';
 import { translateAny, type Locale } from '../lib/i18n';
 import { Code } from '../lib/shared/codes';
@@ -100,7 +103,8 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ca
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > settings.maxSize + FORM_OVERHEAD) return fail('upload.tooLarge');
 
-    tmpPath = await tempPathIn(storageRoot(runtime));
+    const store = localUploads(runtime, { host: req.headers.host ?? '', cdnUrl: settings.cdnUrl });
+    tmpPath = await store.tempPath();
     const received = await receiveOrReply(req, res, tmpPath, {
       maxSize: settings.maxSize,
       refuse: (name, type) => (isTypeAllowed(name, type, settings) ? null : 'upload.typeNotAllowed'),
@@ -110,8 +114,8 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, ca
     const problem = checkUpload({ name: received.name, size: received.size, mimetype: received.mimetype }, settings);
     if (problem) return fail(problem);
 
-    const row = await storeUpload(runtime, { userId: ctx.user.id, topic, driver, file: received, settings });
-    sendJson(res, 200, Code.ok, t('upload.success'), { file: localFileReply(row, req.headers.host ?? '', runtime.config, settings.cdnUrl) });
+    const row = await storeUpload(runtime, store, { userId: ctx.user.id, topic, file: received, settings });
+    sendJson(res, 200, Code.ok, t('upload.success'), { file: fileReply(row, store) });
   } catch (err) {
     runtime.log.error('upload failed', { requestId: ctx.requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
     if (res.headersSent) res.destroy();
@@ -131,8 +135,8 @@ function sizeLabel(bytes: number): string {
 
 /**
  * `POST /api/developer/package`: an approved developer's module package, a `.zip` of at most
- * `market_package_max_size`, streamed to `<DATA_DIR>/packages/<yyyymm>/<sha1>.zip` and recorded as
- * a private attachment. Only `/api/modules/download` ever reads it back, after checking who asks.
+ * `market_package_max_size`, streamed to the local driver's package folder
+ * (`<DATA_DIR>/packages/<yyyymm>/<sha1>.zip`) and recorded as a private attachment. Only `/api/modules/download` ever reads it back, after checking who asks.
  */
 export async function handlePackageUpload(req: IncomingMessage, res: ServerResponse, call: RawCall): Promise<void> {
   const { runtime } = call;
@@ -152,8 +156,8 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > maxSize + FORM_OVERHEAD) return fail('devstudio.package.tooLarge');
 
-    const root = packageRoot(runtime);
-    tmpPath = await tempPathIn(root);
+    const store = localPackages(runtime);
+    tmpPath = await store.tempPath();
     const received = await receiveOrReply(req, res, tmpPath, {
       maxSize,
       refuse: (name) => (/\.zip$/i.test(name.trim()) ? null : 'devstudio.package.notZipName'),
@@ -164,7 +168,7 @@ export async function handlePackageUpload(req: IncomingMessage, res: ServerRespo
     const inspected = await inspectPackage(received.tmpPath);
     if (!inspected.ok) { const refusal = refusalOf(inspected.problems, ctx.locale); return sendEarly(req, res, 200, Code.error, refusal.msg, refusal.data); }
 
-    const row: AttachmentRow = await storePackage(runtime, userId, received);
+    const row: AttachmentRow = await storePackage(runtime, store, userId, received);
     sendJson(res, 200, Code.ok, t('devstudio.package.uploaded'), { file: { id: row.id, name: row.name, size: row.size, sha1: row.sha1 } });
   } catch (err) {
     runtime.log.error('package upload failed', { requestId: ctx.requestId, err: err instanceof Error ? err.stack ?? err.message : String(err) });
@@ -237,7 +241,7 @@ export function serveStorage(req: IncomingMessage, res: ServerResponse, runtime:
 }
 
 async function sendStorageFile(req: IncomingMessage, res: ServerResponse, runtime: Runtime, pathname: string): Promise<void> {
-  const root = storageRoot(runtime);
+  const { root } = localUploads(runtime);
   const candidate = storagePath(root, pathname);
   if (!candidate) return notFound(res);
   // Symbolic links must not lead out of the storage folder either.

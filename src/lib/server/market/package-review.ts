@@ -2,7 +2,6 @@
 // (its manifest for this module and this version), approval pins the sha256 the reviewer saw, and
 // install hashes the stored bytes again and refuses a package that is not the reviewed one.
 import { and, eq } from 'drizzle-orm';
-import { readFile } from 'node:fs/promises';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { module, moduleVersion } from '../db/schema';
 import { AppError } from '../http';
@@ -10,28 +9,12 @@ import type { Runtime } from '../runtime';
 import type { Locale } from '../../i18n';
 import { inspectPackage, packageRefused, sha256Of, type PackageInspection } from '../modules/inspect';
 import { worksWith, type Manifest, type PackageProblem } from '../modules/manifest';
-import { cloudSettingsProblem, readCloudSettings } from '../upload/cloud-settings';
-import { storeFor } from '../upload/cloud-api';
-import { isCloudPackage } from '../upload/cloud-packages';
-import { packageFile } from './packages';
+import { readPackage } from '../upload/drivers';
 
 /** The version of Atrium this codebase is (package.json), which manifests' `atrium` ranges are checked against. */
 export const ATRIUM_VERSION: string = packageJson.version;
 
 type PackageRuntime = Pick<Runtime, 'config' | 'site' | 'log'>;
-
-/** The bytes (or the local file) of a stored package, or null when it is not there. */
-export async function storedPackage(runtime: PackageRuntime, packagePath: string, size: number): Promise<string | Buffer | null> {
-  if (!packagePath) return null;
-  if (isCloudPackage(packagePath)) {
-    const cloud = readCloudSettings(await runtime.site.all());
-    if (cloud.mode === 'local' || cloudSettingsProblem(cloud)) return null;
-    const bytes = await storeFor(cloud).readHead(packagePath.replace(/^\/+/, ''), Math.max(1, size)).catch(() => null);
-    return bytes?.length ? bytes : null;
-  }
-  const file = packageFile(runtime, packagePath);
-  return file ? readFile(file).catch(() => null) : null;
-}
 
 /**
  * Inspects the package a developer submits with a version of module `uid`: every problem of the
@@ -39,7 +22,7 @@ export async function storedPackage(runtime: PackageRuntime, packagePath: string
  * together in the developer's language; else what the reviewer will see.
  */
 export async function inspectSubmission(runtime: PackageRuntime, pkg: { url: string; size: number }, expected: { uid: string; version: string }, locale: Locale): Promise<PackageInspection> {
-  const source = await storedPackage(runtime, pkg.url, pkg.size);
+  const source = await readPackage(runtime, pkg.url, pkg.size);
   if (!source) throw new AppError('market.packageMissing');
   const inspected = await inspectPackage(source);
   if (!inspected.ok) throw packageRefused(inspected.problems, locale);
@@ -62,7 +45,7 @@ export async function checkUnchanged(runtime: PackageRuntime & Pick<Runtime, 'db
     .from(moduleVersion).innerJoin(module, eq(module.id, moduleVersion.moduleId)).where(where);
   for (const v of rows) {
     if (!v.sha256) continue;
-    const source = await storedPackage(runtime, v.packagePath, v.packageSize);
+    const source = await readPackage(runtime, v.packagePath, v.packageSize);
     if (!source || (await sha256Of(source)) !== v.sha256) throw new AppError('developer.review.packageChanged', { values: { uid: v.uid, version: v.version } });
   }
 }
@@ -76,7 +59,7 @@ export async function verifyForInstall(runtime: PackageRuntime, uid: string, v: 
   if (!v.packagePath) return null;
   const values = { uid, version: v.version };
   if (!v.reviewedSha256) throw new AppError('market.packageNotReviewed', { values });
-  const source = await storedPackage(runtime, v.packagePath, v.packageSize);
+  const source = await readPackage(runtime, v.packagePath, v.packageSize);
   if (!source) throw new AppError('market.packageMissing');
   const actual = await sha256Of(source);
   if (actual !== v.reviewedSha256) {

@@ -14,7 +14,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MarkdownExtension } from '../../markdown/render';
 import { module, moduleInstall, modulePackage, moduleVersion } from '../db/schema';
-import { storedPackage } from '../market/package-review';
+import { readPackage } from '../upload/drivers';
 import type { Bus } from '../bus';
 import type { Db } from '../db/client';
 import type { ServerConfig } from '../env';
@@ -290,7 +290,7 @@ export class SiteModules implements RunningModules {
     const [v] = await this.rt.db.select({ packagePath: moduleVersion.packagePath, packageSize: moduleVersion.packageSize })
       .from(moduleVersion).innerJoin(module, eq(module.id, moduleVersion.moduleId))
       .where(and(eq(module.uid, row.uid), eq(moduleVersion.version, row.version))).limit(1);
-    return v ? storedPackage(this.rt, v.packagePath, v.packageSize) : null;
+    return v ? readPackage(this.rt, v.packagePath, v.packageSize) : null;
   }
 
   /** The settings of the running modules, read again on every reconcile (a change is a bus message). */

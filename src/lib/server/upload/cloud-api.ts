@@ -8,7 +8,7 @@ import { cloudSettingsProblem, readCloudSettings, type CloudSettings } from './c
 import type { ImageProbe, ObjectStore, UploadSettings } from './cloud-store';
 import { DEFAULT_SAVE_NAME } from './save-name';
 import { S3Store } from './s3';
-import { readImageInfo } from './image-info';
+import { imageOfBytes } from './image-info';
 
 /** The same per-minute limit as local uploads (`POST /api/ajax/upload`). */
 export const UPLOADS_PER_MINUTE = 30;
@@ -80,7 +80,7 @@ export function uploadLimit(ctx: APIContext, userId: number, kind: 'upload' | 's
     : rateLimitReply(ctx, `upload-sign:${userId}`, SIGNS_PER_MINUTE, 60);
 }
 
-export const probeImage: ImageProbe = (head) => readImageInfo(async (offset, length) => head.subarray(offset, offset + length));
+export const probeImage: ImageProbe = imageOfBytes;
 
 /**
  * The object key (`uploads/…`) behind a public URL of the store, or null when the URL is not one of
@@ -98,10 +98,16 @@ export function keyOfPublicUrl(store: Pick<ObjectStore, 'publicUrl'>, url: strin
   return key.startsWith('uploads/') && store.publicUrl(key) === url ? key : null;
 }
 
+/** The object store of the site's upload mode, or why there is none to reach (local mode, incomplete settings). */
+export async function currentCloudStore(runtime: Pick<Runtime, 'site'>): Promise<{ store: ObjectStore; problem: null } | { store: null; problem: string }> {
+  const cloud = readCloudSettings(await runtime.site.all());
+  const problem = cloud.mode === 'local' ? 'the site is in local upload mode' : cloudSettingsProblem(cloud);
+  return problem ? { store: null, problem } : { store: storeFor(cloud), problem: null };
+}
+
 /** What the market needs to accept cover and screenshot URLs of the current cloud mode (undefined in local mode). */
 export async function cloudImages(runtime: Runtime): Promise<{ storage: string; keyOf(url: string): string | null } | undefined> {
-  const cloud = readCloudSettings(await runtime.site.all());
-  if (cloud.mode === 'local' || cloudSettingsProblem(cloud)) return undefined;
-  const store = storeFor(cloud);
+  const { store } = await currentCloudStore(runtime);
+  if (!store) return undefined;
   return { storage: store.driver, keyOf: (url) => keyOfPublicUrl(store, url) };
 }

@@ -1,7 +1,8 @@
 // Module packages in a cloud upload mode. A package is private: it goes to the member's `private/<id>/`
 // prefix (never under the public base URL), uploaded through server-presigned part PUTs in both cloud
 // modes (the browser's COS credentials only ever cover `uploads/<id>/`), and read back only through
-// `/api/modules/download`, which answers an authorised member with a short-lived signed GET URL.
+// `/api/modules/download`, which answers an authorised member with a short-lived signed GET URL
+// (the store's `deliver`, reached through drivers.ts as a local package is).
 import { and, eq, like, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { attachment } from '../db/schema';
@@ -9,9 +10,9 @@ import { AppError } from '../http';
 import type { Runtime } from '../runtime';
 import { parseSize } from '../site/config';
 import { fileSuffix } from './check';
-import { cloudSettingsProblem, readCloudSettings } from './cloud-settings';
 import type { CloudFileInput, ObjectStore } from './cloud-store';
-import { storeFor } from './cloud-api';
+import { currentCloudStore } from './cloud-api';
+import { keyOf } from './storage';
 import { inspectPackage, packageRefused } from '../modules/inspect';
 import type { Locale } from '../../i18n';
 
@@ -63,18 +64,17 @@ export async function cloudPackageRow(db: Db, userId: number, sha1: string) {
 }
 
 /**
- * A signed GET URL of a cloud package, valid `PACKAGE_URL_TTL` seconds, or an error the member
- * understands when the store is not reachable (site back in local mode, settings broken, object gone).
+ * A signed GET URL of an object of the current cloud store (a package), valid `seconds`, or an
+ * error the member understands when the store is not reachable (site back in local mode, settings
+ * broken, object gone).
  */
 export async function signedPackageUrl(runtime: Pick<Runtime, 'site' | 'log'>, packagePath: string, fileName: string, seconds = PACKAGE_URL_TTL): Promise<string> {
-  const cloud = readCloudSettings(await runtime.site.all());
-  const problem = cloud.mode === 'local' ? 'the site is in local upload mode' : cloudSettingsProblem(cloud);
-  if (problem) {
+  const { store, problem } = await currentCloudStore(runtime);
+  if (!store) {
     runtime.log.error('cloud package unreachable', { packagePath, problem });
     throw new AppError('market.packageMissing');
   }
-  const store = storeFor(cloud);
-  const key = packagePath.replace(/^\/+/, '');
-  if (!(await store.head(key))) throw new AppError('market.packageMissing');
-  return store.signedGet(key, seconds, fileName);
+  const delivery = await store.deliver(keyOf(packagePath), fileName, seconds);
+  if (delivery?.kind !== 'redirect') throw new AppError('market.packageMissing');
+  return delivery.url;
 }

@@ -1,6 +1,7 @@
 // Direct uploads to an object store, whatever the driver: the rules a file must pass before an
 // upload starts (the same as local uploads), the member's key, presigned calls limited to that
 // key, and the callback that records the attachment only after the store shows the object.
+// ObjectStore is the common StorageDriver (storage.ts) plus the calls of a browser's direct upload.
 import { and, asc, eq, gte, like, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { serialised, type Tx } from '../db/serialise';
@@ -8,11 +9,10 @@ import type { RateLimiter } from '../rate-limit';
 import { attachment } from '../db/schema';
 import { AppError } from '../http';
 import { checkUpload, fileSuffix, normalizeMime, type UploadRules } from './check';
+import { keyOf, type AttachmentRow, type StorageDriver } from './storage';
 import { buildSaveName } from './save-name';
 import { keyInPrefix, memberPrefix, type CloudSettings } from './cloud-settings';
 import { partSizeFor } from '../../shared/upload-queue';
-
-export interface ObjectHead { size: number; contentType: string; sha1: string }
 
 /** Only parts are presigned: listing, completing and aborting run on the server (no bytes, and no CORS rule beyond PUT). */
 export interface PresignOp { op: 'part'; key: string; uploadId: string; partNumber: number }
@@ -21,20 +21,19 @@ export interface StoredPart { partNumber: number; size: number; etag: string }
 
 export interface Presigned { method: string; url: string; expires: number }
 
-/** One object store as the upload services use it (S3 API; COS goes through the same calls server side). */
-export interface ObjectStore {
-  readonly driver: string;
+/**
+ * One object store as the upload services use it (S3 API; COS goes through the same calls server
+ * side): the common driver, plus the multipart upload a browser sends its parts to.
+ */
+export interface ObjectStore extends StorageDriver {
   createMultipart(key: string, meta: { contentType: string; sha1: string }): Promise<string>;
   presign(op: PresignOp): Promise<Presigned>;
   /** The parts on the store, or null when the upload does not exist (completed, aborted, unknown). */
   listParts(key: string, uploadId: string): Promise<StoredPart[] | null>;
   complete(key: string, uploadId: string, parts: StoredPart[]): Promise<void>;
-  head(key: string): Promise<ObjectHead | null>;
-  /** The first `bytes` of an object (image dimensions). */
-  readHead(key: string, bytes: number): Promise<Buffer>;
+  /** A GET URL of the object valid `seconds`, downloading as `fileName`. */
   signedGet(key: string, seconds: number, fileName: string): Promise<string>;
   abort(key: string, uploadId: string): Promise<void>;
-  publicUrl(key: string): string;
 }
 
 export interface CloudFileInput { name: string; size: number; type: string; sha1: string; topic: string }
@@ -44,24 +43,11 @@ export interface UploadSettings extends UploadRules {
   timeZone: string;
 }
 
-type AttachmentRow = typeof attachment.$inferSelect;
-
 /** The object store failed a call its settings should allow: answered "not fully configured". */
 export class StoreRefused extends AppError {
   constructor(readonly reason: unknown) {
     super('upload.notConfigured');
   }
-}
-
-/** The record a finished upload answers with: the same shape as a local upload's `data.file`. */
-export function cloudFileReply(row: AttachmentRow, store: Pick<ObjectStore, 'publicUrl'>) {
-  const key = row.url.replace(/^\/+/, '');
-  return {
-    id: row.id, topic: row.topic, admin_id: row.adminId, user_id: row.userId, url: row.url,
-    width: row.width, height: row.height, name: row.name, size: row.size, mimetype: row.mimetype,
-    storage: row.storage, sha1: row.sha1, last_upload_time: row.lastUploadTime,
-    suffix: fileSuffix(row.name), full_url: row.storage === 'private' ? '' : store.publicUrl(key),
-  };
 }
 
 /** Start of the current UTC day, in seconds. */
@@ -131,7 +117,7 @@ export async function planCloudUpload(db: Db, store: ObjectStore, userId: number
   const now = Math.floor(Date.now() / 1000);
   const existing = await findDuplicate(db, userId, input.sha1, input.topic, storage);
   if (existing) {
-    const head = await store.head(existing.url.replace(/^\/+/, ''));
+    const head = await store.head(keyOf(existing.url));
     if (head && head.size === existing.size) {
       const [bumped] = await db.update(attachment).set({ quote: sql`${attachment.quote} + 1`, lastUploadTime: now })
         .where(eq(attachment.id, existing.id)).returning();
@@ -211,7 +197,7 @@ export type ImageProbe = (head: Buffer) => Promise<{ mime: string; width: number
  * (and `verify`, a check of the stored bytes such as a package's zip signature).
  */
 export async function finishCloudUpload(db: Db, store: ObjectStore, userId: number, input: CloudFileInput & { url: string }, settings: UploadSettings, probe: ImageProbe, storage = store.driver, verify?: (key: string) => Promise<void>): Promise<AttachmentRow> {
-  const key = input.url.replace(/^\/+/, '');
+  const key = keyOf(input.url);
   ownKey(userId, key, storage === 'private' ? 'private' : 'uploads');
   const problem = checkUpload({ name: input.name, size: input.size, mimetype: input.type }, settings);
   if (problem) throw new AppError(problem);

@@ -1,5 +1,5 @@
 // Image dimensions from the first bytes (png, jpeg, gif, webp, bmp), read by image-size: shared by
-// local uploads (local.ts) and the cloud modes' image probe (cloud-api.ts).
+// every driver, from the bytes its readHead gives back (local.ts, and the cloud modes' probe in cloud-api.ts).
 import { imageSize } from 'image-size';
 
 export interface ImageInfo { mime: string; width: number; height: number }
@@ -8,7 +8,7 @@ export interface ImageInfo { mime: string; width: number; height: number }
 export type ReadAt = (offset: number, length: number) => Promise<Buffer>;
 
 /** As much of the file as image-size reads from a file itself: enough to pass EXIF blocks before a JPEG frame header. */
-const IMAGE_HEAD = 512 * 1024;
+export const IMAGE_HEAD = 512 * 1024;
 /** The types stored as images (the member's declared type is kept for anything else, SVG included). */
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp' };
 
@@ -21,4 +21,9 @@ export async function readImageInfo(read: ReadAt): Promise<ImageInfo | null> {
   const { width, height } = found;
   if (!mime || !Number.isSafeInteger(width) || !Number.isSafeInteger(height) || width < 0 || height < 0) return null;
   return { mime, width, height };
+}
+
+/** `readImageInfo` of bytes already read (a driver's `readHead`). */
+export function imageOfBytes(head: Buffer): Promise<ImageInfo | null> {
+  return readImageInfo(async (offset, length) => head.subarray(offset, offset + length));
 }

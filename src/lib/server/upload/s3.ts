@@ -1,14 +1,16 @@
 // The `s3` upload driver: any S3-compatible store (AWS S3, Cloudflare R2, MinIO, Ceph, Swift's
 // s3api). The server starts each multipart upload in the member's own prefix and presigns its part
 // PUTs; the browser sends the parts straight to the store, the bytes never pass through here.
-// Listing, completing and aborting are small calls the server makes itself.
+// Listing, completing and aborting are small calls the server makes itself. S3Store implements
+// ObjectStore: the common StorageDriver (storage.ts) plus those multipart calls.
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand,
   HeadObjectCommand, ListPartsCommand, S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { CloudSettings } from './cloud-settings';
-import type { ObjectHead, ObjectStore, PresignOp, Presigned, StoredPart } from './cloud-store';
+import type { ObjectStore, PresignOp, Presigned, StoredPart } from './cloud-store';
+import type { Delivery, ObjectHead } from './storage';
 
 /** Presigned calls and temporary credentials live at most this long (spec §9: signature validity 900 s). */
 export const SIGN_TTL = 900;
@@ -98,6 +100,17 @@ export class S3Store implements ObjectStore {
   async readHead(key: string, bytes: number): Promise<Buffer> {
     const out = await this.#client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: key, Range: `bytes=0-${bytes - 1}` }));
     return Buffer.from(await out.Body!.transformToByteArray());
+  }
+
+  async read(key: string, size: number): Promise<Buffer | null> {
+    const bytes = await this.readHead(key, Math.max(1, size)).catch(() => null);
+    return bytes?.length ? bytes : null;
+  }
+
+  /** A private object is never streamed through the server: a signed GET URL instead. */
+  async deliver(key: string, fileName: string, seconds: number): Promise<Delivery | null> {
+    if (!(await this.head(key))) return null;
+    return { kind: 'redirect', url: await this.signedGet(key, seconds, fileName) };
   }
 
   async signedGet(key: string, seconds: number, fileName: string): Promise<string> {

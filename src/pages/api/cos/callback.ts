@@ -3,7 +3,8 @@ import { routeAccess, MEMBERS, as } from '../../../lib/shared/access';
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, probeImage, uploadLimit } from '../../../lib/server/upload/cloud-api';
-import { cloudFileReply, finishCloudUpload, StoreRefused } from '../../../lib/server/upload/cloud-store';
+import { finishCloudUpload, StoreRefused } from '../../../lib/server/upload/cloud-store';
+import { fileReply } from '../../../lib/server/upload/storage';
 import { checkPackage, checkStoredPackage, PACKAGE_TOPIC } from '../../../lib/server/upload/cloud-packages';
 import { requireDeveloper } from '../../../lib/server/market/studio';
 import { CallbackInput } from '../../../lib/shared/validation/upload';
@@ -31,10 +32,10 @@ async function recordUpload(ctx: APIContext): Promise<Response> {
     const maxSize = await checkPackage(runtime, input);
     const packageRules = { ...rules, maxSize, allowedSuffixes: 'zip', allowedMimeTypes: '' };
     const row = await finishCloudUpload(runtime.db, store, member.id, input, packageRules, probeImage, 'private', (key) => checkStoredPackage(store, key, input.size, apiLocale));
-    return ok({ file: cloudFileReply(row, store) }, translateAny(apiLocale, 'devstudio.package.uploaded'));
+    return ok({ file: fileReply(row, store) }, translateAny(apiLocale, 'devstudio.package.uploaded'));
   }
   const row = await finishCloudUpload(runtime.db, store, member.id, input, rules, probeImage);
-  return ok({ file: cloudFileReply(row, store) }, translator(apiLocale, 'upload')('upload.success'));
+  return ok({ file: fileReply(row, store) }, translator(apiLocale, 'upload')('upload.success'));
 }
 
 /** Who may call this route (tests/integration/authz-matrix.test.ts). */

@@ -1,7 +1,8 @@
 import { api, ok, readInput } from '../../../lib/server/http';
 import { requireUser } from '../../../lib/server/auth/guard';
 import { cloudContext, uploadLimit } from '../../../lib/server/upload/cloud-api';
-import { cloudFileReply, planCloudUpload } from '../../../lib/server/upload/cloud-store';
+import { planCloudUpload } from '../../../lib/server/upload/cloud-store';
+import { fileReply } from '../../../lib/server/upload/storage';
 import { checkPackage, PACKAGE_TOPIC } from '../../../lib/server/upload/cloud-packages';
 import { requireDeveloper } from '../../../lib/server/market/studio';
 import { PrepareInput } from '../../../lib/shared/validation/upload';
@@ -25,11 +26,11 @@ export const POST = api(async (ctx) => {
     await requireDeveloper(runtime.db, member.id);
     const maxSize = await checkPackage(runtime, input);
     const plan = await planCloudUpload(runtime.db, store, member.id, input, { ...rules, maxSize, allowedSuffixes: 'zip', allowedMimeTypes: '' }, { storage: 'private', holds: runtime.limiter });
-    if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
+    if (plan.kind === 'done') return ok({ file: fileReply(plan.row, store) });
     return ok({ driver: 's3', key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
   }
   const plan = await planCloudUpload(runtime.db, store, member.id, input, rules, { browserStarts: cloud.mode === 'cos', holds: runtime.limiter });
-  if (plan.kind === 'done') return ok({ file: cloudFileReply(plan.row, store) });
+  if (plan.kind === 'done') return ok({ file: fileReply(plan.row, store) });
   return ok({ driver: cloud.mode, key: plan.key, uploadId: plan.uploadId, partSize: plan.partSize });
 });
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { api, AppError, rateLimitReply, readInput } from '../../../../lib/server/http';
 import { recordDownload } from '../../../../lib/server/market/downloads';
-import { storedPackage } from '../../../../lib/server/market/package-review';
+import { readPackage } from '../../../../lib/server/upload/drivers';
 import { memberOfToken, remoteGrant } from '../../../../lib/server/market/remote';
 import { sha256Of } from '../../../../lib/server/modules/inspect';
 import { RemotePackageInput } from '../../../../lib/shared/validation/market';
@@ -19,7 +19,7 @@ export const GET = api(async (ctx) => {
   const limited = await rateLimitReply(ctx, `market:download:${userId}`, 30, 60);
   if (limited) return limited;
   const grant = await remoteGrant(runtime.db, userId, input.uid, input.version);
-  const source = await storedPackage(runtime, grant.packagePath, grant.size);
+  const source = await readPackage(runtime, grant.packagePath, grant.size);
   if (!source) throw new AppError('market.packageMissing');
   const bytes = typeof source === 'string' ? await readFile(source) : source;
   if ((await sha256Of(bytes)) !== grant.reviewedSha256) {
