@@ -77,7 +77,7 @@ function moduleHosts() {
   return out;
 }
 
-async function bundleData() {
+export async function bundleData() {
   const outfile = join(TMP, 'modules-data.mjs');
   await build({
     entryPoints: [join(ROOT, 'bench', 'lib', 'modules-data.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node22',
@@ -113,12 +113,12 @@ async function seededSite(script, posts, mathPosts, dataDir) {
 }
 
 /** Runs the bundled modules-data.mjs and returns the JSON it wrote. */
-async function data(script, args, out, what) {
+export async function data(script, args, out, what) {
   await run([script, ...args, out], {}, what);
   return JSON.parse(readFileSync(out, 'utf8'));
 }
 
-function post(url, body, headers = {}) {
+export function post(url, body, headers = {}) {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
     const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers } }, (res) => {
@@ -138,7 +138,7 @@ function post(url, body, headers = {}) {
 }
 
 /** Logs in through the API as a browser would; resolves the session cookie header. */
-async function logIn(base, username, password) {
+export async function logIn(base, username, password) {
   const r = await post(`${base}/api/user/checkIn`, { tab: 'login', username, password, keep: false }, { origin: base });
   if (r.json.code !== 1) throw new Error(`login as ${username} failed: ${r.json.msg}`);
   const cookies = [].concat(r.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]);
@@ -193,7 +193,7 @@ end
 /** The constants of src/lib/server/modules/rerender.ts as the build has them (read from the source: the bench reports what it measured). */
 function rerenderSettings() {
   const src = readFileSync(join(ROOT, 'src', 'lib', 'server', 'modules', 'rerender.ts'), 'utf8');
-  return { batch: Number(/RERENDER_BATCH = (\d+)/.exec(src)?.[1]), pauseMs: Number(/RERENDER_PAUSE_MS = (\d+)/.exec(src)?.[1]) };
+  return { batch: Number(/RERENDER_BATCH = (\d+)/.exec(src)?.[1]), pauseMs: Number(/RERENDER_PAUSE_MS = (\d+)/.exec(src)?.[1]), rest: Number(/RERENDER_REST = ([\d.]+)/.exec(src)?.[1]) };
 }
 
 export async function modules(ctx) {
@@ -345,7 +345,7 @@ export async function modules(ctx) {
   const noHostBefore = rs.every((r) => r.hostsBeforeOurs.length === 0 && (r.hostsAfterUninstall?.length ?? 0) === 0);
   const pass = ratioOk && allRendered && renderOk && hostOk && noHostBefore;
 
-  console.log(`\nModules: ${fmtInt(posts)} posts (${checked.mathPosts} with formulas), PGlite; RERENDER_BATCH ${settings.batch}, RERENDER_PAUSE_MS ${settings.pauseMs}; /ask as a member, ${connections} connections × ${seconds} s (wrk); math installed via ${installBy}; ${rs.length} round(s) (uninstall between them)\n`);
+  console.log(`\nModules: ${fmtInt(posts)} posts (${checked.mathPosts} with formulas), PGlite; RERENDER_BATCH ${settings.batch}, RERENDER_PAUSE_MS ${settings.pauseMs}, RERENDER_REST ${settings.rest}; /ask as a member, ${connections} connections × ${seconds} s (wrk); math installed via ${installBy}; ${rs.length} round(s) (uninstall between them)\n`);
   const ms = (n) => `${n.toFixed(1)} ms`;
   const loadRow = (label, m) => [label, fmtInt(m.rps), ms(m.p50), ms(m.p95), ms(m.p99), m.non2xx + m.errors, m.load1.toFixed(2)];
   const loadTable = printTable(['/ask as a member', 'req/s', 'p50', 'p95', 'p99', 'non-2xx+errors', 'load (1 min) at end'], [
@@ -372,7 +372,7 @@ export async function modules(ctx) {
     ['math host VmRSS after each re-render; during the renders', `${hosts.map((h) => (h?.mem ? `${h.mem.rss.toFixed(1)} MB (HWM ${h.mem.hwm.toFixed(1)})` : 'no host')).join('; ')}; ${timed.hostMem ? `${timed.hostMem.rss.toFixed(1)} MB (HWM ${timed.hostMem.hwm.toFixed(1)})` : '?'}`, `≤ ${HOST_RSS_MB} MB`, verdict(hostOk)],
     ['module-host- processes of the site before each install / after each uninstall', `${rs.map((r) => r.hostsBeforeOurs.length).join(', ')} / ${rs.slice(0, -1).map((r) => r.hostsAfterUninstall.length).join(', ') || '–'}`, '0', verdict(noHostBefore)],
   ]);
-  const summary = `/ask p95 during the re-render ÷ before: ${rs.map((r) => r.ratio.toFixed(2)).join(', ')} (median ${ratio.toFixed(2)}, ≤ ${RATIO_BUDGET}) → ${verdict(ratioOk)}; ${fmtInt(rs[0].done.rows)} rows re-rendered in ${rs.map((r) => (r.done.ms / 1000).toFixed(1)).join(', ')} s (batch ${settings.batch}, pause ${settings.pauseMs} ms), all ${wanted} → ${verdict(allRendered)}; render p95 +${added.toFixed(2)} ms (≤ ${RENDER_P95_ADDED_MS}) → ${verdict(renderOk)}; host ≤ ${maxRss.toFixed(1)} MB (≤ ${HOST_RSS_MB}) → ${verdict(hostOk)}; no host before install → ${verdict(noHostBefore)}`;
+  const summary = `/ask p95 during the re-render ÷ before: ${rs.map((r) => r.ratio.toFixed(2)).join(', ')} (median ${ratio.toFixed(2)}, ≤ ${RATIO_BUDGET}) → ${verdict(ratioOk)}; ${fmtInt(rs[0].done.rows)} rows re-rendered in ${rs.map((r) => (r.done.ms / 1000).toFixed(1)).join(', ')} s (batch ${settings.batch}, pause ${settings.pauseMs} ms, rest ×${settings.rest}), all ${wanted} → ${verdict(allRendered)}; render p95 +${added.toFixed(2)} ms (≤ ${RENDER_P95_ADDED_MS}) → ${verdict(renderOk)}; host ≤ ${maxRss.toFixed(1)} MB (≤ ${HOST_RSS_MB}) → ${verdict(hostOk)}; no host before install → ${verdict(noHostBefore)}`;
   console.log(`\n${summary}`);
   return { name: 'modules', pass, summary, table: [loadTable, '', table].join('\n'), result, checked, timed, settings };
 }

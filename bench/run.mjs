@@ -31,7 +31,9 @@
 //               member's /ask p95 at most 20 % above the reference measured before the install;
 //               renderBody with 5 formulas through the module host adds p95 ≤ 5 ms; the math host
 //               ≤ 60 MB resident, no host before the install (BENCH_MODULES_* in bench/modules.mjs)
-// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|assistant|footprint|lighthouse|modules …] [-- --keep]
+// 12b. module-install  issue 26: install → effective (MathML in a post) on two PostgreSQL + Redis
+//               instances ≤ 2 s (BENCH_MODULES_DATABASE_URL, BENCH_MODULES_REDIS_URL: bench/module-install.mjs)
+// Usage: npm run bench [-- serve|bytes|restart|members|forum|docs|market|messages|chat|assistant|footprint|lighthouse|modules|module-install …] [-- --keep]
 //   BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP (2) adjust the load tests;
 //   BENCH_ROUNDS (1) repeats the serve comparison in interleaved rounds and judges the median.
 //   BENCH_NGINX / BENCH_WRK override /usr/sbin/nginx and /usr/bin/wrk (missing → skipped / autocannon).
@@ -57,8 +59,9 @@ import { assistant } from './assistant.mjs';
 import { footprint } from './footprint.mjs';
 import { lighthouse } from './lighthouse.mjs';
 import { modules } from './modules.mjs';
+import { moduleInstall } from './module-install.mjs';
 
-const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, assistant, footprint, lighthouse, modules };
+const STEPS = { serve, bytes, restart, members, forum, docs, market, messages, chat, assistant, footprint, lighthouse, modules, 'module-install': moduleInstall };
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');

@@ -17,6 +17,10 @@
 //       renderBody of a typical post with 5 formulas, once with the site's markdown provider (math
 //       through the host) and once with none (the same parser without modules), interleaved,
 //       <renders> of each after a warm-up.
+//   node modules-data.mjs pg-site <databaseUrl> <dataDir> <out.json>
+//       the install-to-effective bench's site on PostgreSQL (an empty database): migrates and seeds
+//       it, makes an administrator (login captcha off), publishes math in the market without
+//       installing it and writes one post with formulas (rendered without modules).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../src/lib/server/db/client';
@@ -25,12 +29,16 @@ import { createRuntime } from '../../src/lib/server/boot/runtime';
 import { createUser } from '../../src/lib/server/account/users';
 import { seedMath } from '../../src/lib/server/market/demo';
 import { askPost } from '../../src/lib/server/db/schema';
-import { titleVectorOf, vectorOf } from '../../src/lib/server/ask/posts';
+import { createPost, titleVectorOf, vectorOf } from '../../src/lib/server/ask/posts';
+import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { renderBody } from '../../src/lib/server/ask/render';
 import { setMarkdownProvider, type MarkdownProvider } from '../../src/lib/server/modules/markdown';
 import { seededRandom } from './random';
 
 export const MEMBER = { username: 'benchmember', email: 'benchmember@example.com', password: 'benchpass1' };
+export const ADMIN = { username: 'benchadmin', email: 'benchadmin@example.com', password: 'benchpass1' };
+/** The post the install-to-effective bench watches: two formulas, source text until math runs. */
+const WATCHED = 'Einstein wrote $E=mc^2$ in 1905.\n\n$$\\int_0^1 x\\,dx = \\frac{1}{2}$$';
 const YEAR = 365 * 86400;
 const BATCH = 500;
 
@@ -240,13 +248,29 @@ async function render(dataDir: string, renders: number, out: string): Promise<vo
   }
 }
 
+async function pgSite(databaseUrl: string, dataDir: string, out: string): Promise<void> {
+  const rt = await createRuntime(readConfig({ ATRIUM_ROOT: process.env.ATRIUM_ROOT, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }), { background: false });
+  try {
+    await rt.site.set('user_login_captcha', '0');
+    const admin = await createUser(rt.db, { ...ADMIN, groupId: ADMIN_GROUP });
+    const published = (await seedMath(rt)).join('; ');
+    if (!/math \d+\.\d+\.\d+/.test(published)) throw new Error(`math is not published: ${published || '(nothing seeded)'}`);
+    const categories = ((await rt.db.execute(sql`select id from ask_category order by id`)) as unknown as { rows: { id: number }[] }).rows.map((r) => Number(r.id));
+    const post = await createPost(rt.db, admin.id, { title: 'Mass and energy', content: WATCHED, category_id: categories[0]!, tags: [] } as never);
+    writeFileSync(out, JSON.stringify({ admin: ADMIN, postId: post.id, published }));
+  } finally {
+    await rt.close();
+  }
+}
+
 const [cmd, ...args] = process.argv.slice(2);
 const main = cmd === 'seed' ? () => seed(args[0]!, Number(args[1]), Number(args[2]), args[3]!)
   : cmd === 'check' ? () => check(args[0]!, args[1]!)
     : cmd === 'render' ? () => render(args[0]!, Number(args[1]), args[2]!)
-      : null;
+      : cmd === 'pg-site' ? () => pgSite(args[0]!, args[1]!, args[2]!)
+        : null;
 if (!main) {
-  console.error('usage: modules-data.mjs seed <dataDir> <posts> <mathPosts> <out.json> | check <dataDir> <out.json> | render <dataDir> <renders> <out.json>');
+  console.error('usage: modules-data.mjs seed <dataDir> <posts> <mathPosts> <out.json> | check <dataDir> <out.json> | render <dataDir> <renders> <out.json> | pg-site <databaseUrl> <dataDir> <out.json>');
   process.exit(2);
 }
 main().then(() => process.exit(0), (err: unknown) => {

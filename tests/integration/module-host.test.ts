@@ -312,6 +312,25 @@ describe('module host', () => {
     expect(host.status('ok')?.starts).toBe(2);
   });
 
+  it('warm starts a host before any call; the first call uses it, and it stops when idle like any other', async () => {
+    const host = newHost({ idleMs: 400 }, mod('ok'));
+    host.warm('nobody');
+    expect(hostChildren()).toEqual([]);
+    host.warm('ok');
+    expect(host.status('ok')).toMatchObject({ starts: 1 });
+    await until(() => host.status('ok')?.state === 'running');
+    const pid = host.status('ok')!.pid!;
+    expect(hostChildren()).toEqual([pid]);
+    expect(await host.call('ok', 'render', ['w', { kind: 'post', locale: 'en' }])).toContain('w');
+    expect(host.status('ok')).toMatchObject({ starts: 1, pid });
+    await until(() => !alive(pid));
+    expect(hostChildren()).toEqual([]);
+    // A disabled module is not started.
+    host.disable('ok', 'by the test');
+    host.warm('ok');
+    expect(hostChildren()).toEqual([]);
+  });
+
   it('keeps a trivial module host under 60 MB resident; measures the per-call overhead', async () => {
     const host = newHost({}, mod('ok'));
     const ctx = { kind: 'post', locale: 'en' };

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderMarkdown, type RenderOptions } from '../../src/lib/markdown/render';
-import { serverHighlight } from '../../src/lib/markdown/highlight.server';
+import { LANGUAGES, serverHighlight } from '../../src/lib/markdown/highlight.server';
 import { PAGE_PAYLOADS, liveInjections } from '../helpers/xss';
 
 let highlighted: RenderOptions;
-beforeAll(async () => { highlighted = { highlight: await serverHighlight() }; }, 30_000);
+// Every grammar loaded (a fence of each language), so the payloads below meet highlighted code of any kind.
+beforeAll(async () => { highlighted = { highlight: await serverHighlight(LANGUAGES.map((l) => `\`\`\`${l}\n\`\`\``).join('\n')) }; }, 30_000);
 
 const ALLOWED_TAGS = new Set(['p', 'a', 'strong', 'em', 'code', 'pre', 'span', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li',
   'table', 'thead', 'tbody', 'tr', 'th', 'td', 'div', 'blockquote', 'img', 'input', 'br', 'hr', 's']);

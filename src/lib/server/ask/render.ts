@@ -12,7 +12,7 @@ import { user } from '../db/schema';
  * `@username` of those members into card links. `renderSet` is stored beside the HTML.
  */
 export async function renderBody(markdown: string, mentions?: ReadonlyMap<string, number>, kind = 'post'): Promise<{ html: string; excerpt: string; text: string; renderSet: string }> {
-  const { html, renderSet } = await renderWithModules(markdown, { highlight: await serverHighlight(), mentions }, { kind, locale: '' });
+  const { html, renderSet } = await renderWithModules(markdown, { highlight: await serverHighlight(markdown), mentions }, { kind, locale: '' });
   const text = plainText(markdown);
   return { html, excerpt: text.slice(0, 280), text, renderSet };
 }

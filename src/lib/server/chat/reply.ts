@@ -167,7 +167,7 @@ export async function answerHtml(text: string, sources: SourceMeta[]): Promise<s
   const key = `${currentRenderSet()}\u0000${markdown}`;
   const hit = rendered.get(key);
   if (hit !== undefined) return hit;
-  const html = (await renderWithModules(markdown, { highlight: await serverHighlight() }, { kind: 'chat', locale: '' })).html;
+  const html = (await renderWithModules(markdown, { highlight: await serverHighlight(markdown) }, { kind: 'chat', locale: '' })).html;
   rendered.set(key, html);
   return html;
 }

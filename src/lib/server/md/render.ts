@@ -7,7 +7,7 @@ export interface DocSection { anchor: string; heading: string; text: string }
 
 /** A page's HTML (highlighted, callouts, heading anchors, modules' markdown), its headings, its search sections and the modules it was rendered with. */
 export async function renderDoc(title: string, markdown: string): Promise<{ html: string; headings: MdHeading[]; sections: DocSection[]; renderSet: string }> {
-  const { html, headings, renderSet } = await renderWithModules(markdown, { highlight: await serverHighlight() }, { kind: 'doc', locale: '' });
+  const { html, headings, renderSet } = await renderWithModules(markdown, { highlight: await serverHighlight(markdown) }, { kind: 'doc', locale: '' });
   return { html, headings: headings.map((h) => ({ level: h.level, text: h.text, id: h.slug })), sections: sectionsOf(title, markdown, headings), renderSet };
 }
 

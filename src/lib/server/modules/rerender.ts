@@ -1,6 +1,8 @@
 // Stored renders made with another set of markdown modules than the site's current one are
 // rendered again: in the background after an install, upgrade, rollback or removal (in small
-// batches with pauses, so readers keep their speed), and on read when a page meets one first.
+// batches, each followed by a rest three times as long as the batch took, so the walk takes at most
+// a quarter of the server's time and readers keep their speed; a busy server makes batches slower
+// and so the rests longer), and on read when a page meets one first.
 // Rows are claimed before they are rendered, so with several instances each row is rendered once,
 // by whichever instance took it.
 import { and, asc, eq, gt, inArray, like, ne } from 'drizzle-orm';
@@ -14,9 +16,15 @@ import type { RunningModules } from './active';
 
 type Deps = Pick<Runtime, 'db' | 'log' | 'pageCache'> & { modules: RunningModules };
 
-/** Rows re-rendered per transaction, and the pause between batches. */
+/** Rows re-rendered per batch; the rest after a batch: RERENDER_REST times its duration, at least RERENDER_PAUSE_MS. */
 export const RERENDER_BATCH = 25;
 export const RERENDER_PAUSE_MS = 25;
+export const RERENDER_REST = 3;
+
+/** The rest after a batch that took `ms`. */
+export function restAfter(ms: number): number {
+  return Math.max(RERENDER_PAUSE_MS, Math.round(ms * RERENDER_REST));
+}
 
 type Kind = 'post' | 'reply' | 'doc';
 
@@ -86,11 +94,12 @@ export function rerenderInBackground(rt: Deps): void {
         again.delete(rt.modules);
         for (const kind of ['post', 'reply', 'doc'] as const) {
           for (let after = 0; ;) {
+            const t0 = performance.now();
             const batch = await rerenderBatch(rt.db, kind, after);
             if (!batch) break;
             total += batch.rows;
             after = batch.last;
-            await pause(RERENDER_PAUSE_MS);
+            await pause(restAfter(performance.now() - t0));
           }
         }
       } while (again.has(rt.modules));

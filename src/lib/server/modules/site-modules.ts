@@ -92,6 +92,8 @@ export class SiteModules implements RunningModules {
   /** sha256s unpacked here and waiting for the other instances before activation. */
   private readonly preparing = new Set<string>();
   private readonly presence: InstancePresence;
+  /** After the first reconcile: a module activated later is a change (its host starts at once). */
+  private started = false;
   /** Told when the set of markdown modules changed (the background re-render starts). */
   onRenderSetChange: ((set: string) => void) | null = null;
 
@@ -112,6 +114,7 @@ export class SiteModules implements RunningModules {
     if (this.safeMode) this.rt.log.warn('safe mode: every module is disabled (ATRIUM_SAFE_MODE)');
     this.presence.start(() => [...[...this.active.values()].map((a) => a.sha256), ...this.preparing]);
     await this.reconcile();
+    this.started = true;
   }
 
   /** Brings this instance to the wanted state (one run at a time, in order). */
@@ -243,6 +246,9 @@ export class SiteModules implements RunningModules {
       try {
         if (manifest.entry.server && hooks.length) {
           this.hostFor().register({ uid: row.uid, version: row.version, packageDir: folders.packageDir, dataDir: folders.dataDir, serverEntry: manifest.entry.server, hooks });
+          // Installed or upgraded now: content is about to be rendered again with it, so its host starts
+          // while the set switches (at boot it starts with the first render, as every other host).
+          if (manifest.contributes.markdown && this.serving && this.started) this.hostFor().warm(row.uid);
         }
       } catch (err) {
         await this.disable(row.uid, `activation failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -154,6 +154,22 @@ export class ModuleHost {
     }
   }
 
+  /**
+   * Starts a module's host now instead of at its first call (a markdown module that was just
+   * activated is about to re-render content); it stops after the idle time like any other. A start
+   * that fails is counted and reported as the first call's would be.
+   */
+  warm(uid: string): void {
+    const e = this.entries.get(uid);
+    if (!e || e.disabledReason !== null || this.closed) return;
+    try {
+      const proc = this.ensureProcess(e);
+      proc.ready.then(() => this.armIdle(e, proc), () => undefined);
+    } catch {
+      // ensureProcess disabled the entry or could not prepare: the first call says why.
+    }
+  }
+
   status(uid: string): ModuleStatus | null {
     const e = this.entries.get(uid);
     if (!e) return null;
