@@ -17,10 +17,12 @@ const shared: Shared = ((globalThis as unknown as Record<symbol, Shared | undefi
 
 const KNOWN = new Set<string>(LANGUAGES);
 
+type Language = (typeof LANGUAGES)[number];
+
 /** A fence's language as the highlighter knows it, or null. */
-function languageOf(lang: string): (typeof LANGUAGES)[number] | null {
+function languageOf(lang: string): Language | null {
   const language = ALIASES[lang] ?? lang;
-  return KNOWN.has(language) ? (language as (typeof LANGUAGES)[number]) : null;
+  return KNOWN.has(language) ? (language as Language) : null;
 }
 
 /**
@@ -28,8 +30,8 @@ function languageOf(lang: string): (typeof LANGUAGES)[number] | null {
  * of each fence's info string, wherever the fence is (lists and quotes included; a fence that is
  * not one only loads a grammar for nothing).
  */
-export function fenceLanguages(markdown: string): string[] {
-  const found = new Set<string>();
+export function fenceLanguages(markdown: string): Language[] {
+  const found = new Set<Language>();
   for (const m of markdown.matchAll(/^[ \t>*+\-\d.)]*(?:`{3,}|~{3,})[ \t]*([^\s`{]+)/gm)) {
     const language = languageOf(m[1]!.toLowerCase());
     if (language) found.add(language);
