@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import { fmtInt, get, makeDir, printTable, sleep, verdict } from './lib/common.mjs';
 import { WRK, startAtrium, stopAtrium, track } from './lib/processes.mjs';
-import { bundleData, data, logIn, post } from './modules.mjs';
+import { bundleData, data, logIn, post, wholeNumber } from './modules.mjs';
 
 const EFFECTIVE_MS = 2000;
 const POLL_MS = 20;
@@ -22,12 +22,6 @@ const ROUND_TIMEOUT_MS = 60_000;
 const PG_URL = process.env.BENCH_MODULES_DATABASE_URL;
 const REDIS_URL = process.env.BENCH_MODULES_REDIS_URL;
 const MATH = /<span class="md-ext" data-ext="math"><math/;
-
-const wholeNumber = (name, fallback) => {
-  const n = Number(process.env[name] || fallback);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number ≥ 1, got "${process.env[name]}"`);
-  return n;
-};
 
 /** Fetches `path` from every server every POLL_MS until `holds` its body; resolves each server's ms since `since`. */
 async function untilAll(servers, path, holds, since) {

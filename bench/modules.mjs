@@ -44,7 +44,7 @@ const RENDER_P95_ADDED_MS = 5;
 const HOST_RSS_MB = 60;
 const RERENDER_TIMEOUT_MS = 15 * 60_000;
 
-const wholeNumber = (name, fallback, min = 1) => {
+export const wholeNumber = (name, fallback, min = 1) => {
   const n = Number(process.env[name] || fallback);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${process.env[name]}"`);
   return n;

@@ -5,6 +5,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { module, moduleVersion } from '../../src/lib/server/db/schema';
 import { packageFile } from '../../src/lib/server/market/packages';
+import { currentCloudStore } from '../../src/lib/server/upload/cloud-api';
+import { PACKAGE_URL_TTL } from '../../src/lib/server/upload/cloud-packages';
+import { keyOf } from '../../src/lib/server/upload/storage';
 import { inspectPackage } from '../../src/lib/server/modules/inspect';
 import type { Runtime } from '../../src/lib/server/runtime';
 import { zip } from './files';
@@ -47,4 +50,16 @@ export async function publishPackage(rt: Runtime, developerId: number, bytes: Bu
     reviewedSha256: inspected.sha256, manifest: inspected.manifest, files: inspected.files, status: 'published', publishTime: t, createTime: t,
   });
   return m!.id;
+}
+
+/**
+ * A signed GET URL of an object of the site's current cloud store (a package, or any other key, for
+ * tests that swap keys), made by the store's `deliver` as `/api/modules/download` makes one.
+ */
+export async function signedPackageUrl(runtime: Pick<Runtime, 'site'>, path: string, fileName: string, seconds = PACKAGE_URL_TTL): Promise<string> {
+  const { store, problem } = await currentCloudStore(runtime);
+  if (!store) throw new Error(`no cloud store to sign with: ${problem}`);
+  const delivery = await store.deliver(keyOf(path), fileName, seconds);
+  if (delivery?.kind !== 'redirect') throw new Error(`${path} is not in the store`);
+  return delivery.url;
 }

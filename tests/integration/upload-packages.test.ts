@@ -9,11 +9,11 @@ import { installModule } from '../../src/lib/server/modules/installs';
 import { startInProcess, type InProcessServer } from '../helpers/in-process';
 import { loginAs } from '../helpers/members';
 import { startSwift, type SwiftStore } from '../helpers/swift';
-import { modulePackage } from '../helpers/module-package';
+import { modulePackage, signedPackageUrl } from '../helpers/module-package';
 import { createUser } from '../../src/lib/server/account/users';
 import { adjustMoney } from '../../src/lib/server/account/ledger';
 import { attachment, developer, module, moduleVersion } from '../../src/lib/server/db/schema';
-import { PACKAGE_URL_TTL, signedPackageUrl } from '../../src/lib/server/upload/cloud-packages';
+import { PACKAGE_URL_TTL } from '../../src/lib/server/upload/cloud-packages';
 import { scaled } from '../helpers/time-scale.mjs';
 
 const BUCKET = 'atrium-1250000000';

@@ -46,15 +46,13 @@ export function fenceLanguages(markdown: string): Language[] {
 export async function serverHighlight(markdown = ''): Promise<Highlight> {
   shared.highlighter ??= createHighlighter({ themes: ['github-light', 'github-dark'], langs: [], engine: createJavaScriptRegexEngine() });
   const h = await shared.highlighter;
-  const wanted = fenceLanguages(markdown);
-  if (wanted.length) {
-    const loaded = new Set(h.getLoadedLanguages());
-    await Promise.all(wanted.filter((l) => !loaded.has(l)).map((l) => {
-      let p = shared.loading.get(l);
-      if (!p) shared.loading.set(l, p = h.loadLanguage(l));
-      return p;
-    }));
-  }
+  // One load per language, shared by renders that meet it at once; a failed load is forgotten (the
+  // code renders plain meanwhile) so the next text with that language tries again.
+  await Promise.all(fenceLanguages(markdown).map((l) => {
+    let p = shared.loading.get(l);
+    if (!p) shared.loading.set(l, p = h.loadLanguage(l).catch(() => { shared.loading.delete(l); }));
+    return p;
+  }));
   // The same function every time: the markdown pipeline keeps one parser per highlighter.
   if (shared.highlight) return shared.highlight;
   return shared.highlight = (code, lang) => {

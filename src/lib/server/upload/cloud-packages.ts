@@ -2,7 +2,7 @@
 // prefix (never under the public base URL), uploaded through server-presigned part PUTs in both cloud
 // modes (the browser's COS credentials only ever cover `uploads/<id>/`), and read back only through
 // `/api/modules/download`, which answers an authorised member with a short-lived signed GET URL
-// (the store's `deliver`, reached through drivers.ts as a local package is).
+// (the store's `deliver`, reached through drivers.ts `deliverPackage` as a local package is).
 import { and, eq, like, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { attachment } from '../db/schema';
@@ -11,8 +11,6 @@ import type { Runtime } from '../runtime';
 import { parseSize } from '../site/config';
 import { fileSuffix } from './check';
 import type { CloudFileInput, ObjectStore } from './cloud-store';
-import { currentCloudStore } from './cloud-api';
-import { keyOf } from './storage';
 import { inspectPackage, packageRefused } from '../modules/inspect';
 import type { Locale } from '../../i18n';
 
@@ -61,20 +59,4 @@ export async function cloudPackageRow(db: Db, userId: number, sha1: string) {
     like(attachment.url, '/private/%'),
   )).orderBy(sql`${attachment.id}`).limit(1);
   return row ?? null;
-}
-
-/**
- * A signed GET URL of an object of the current cloud store (a package), valid `seconds`, or an
- * error the member understands when the store is not reachable (site back in local mode, settings
- * broken, object gone).
- */
-export async function signedPackageUrl(runtime: Pick<Runtime, 'site' | 'log'>, packagePath: string, fileName: string, seconds = PACKAGE_URL_TTL): Promise<string> {
-  const { store, problem } = await currentCloudStore(runtime);
-  if (!store) {
-    runtime.log.error('cloud package unreachable', { packagePath, problem });
-    throw new AppError('market.packageMissing');
-  }
-  const delivery = await store.deliver(keyOf(packagePath), fileName, seconds);
-  if (delivery?.kind !== 'redirect') throw new AppError('market.packageMissing');
-  return delivery.url;
 }
