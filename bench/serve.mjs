@@ -9,7 +9,7 @@
 import { writeFileSync, chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuMs, get, makeDir, printTable, fmtInt, sleep, verdict } from './lib/common.mjs';
-import { startAtrium, stopAtrium, startNginx, startBare, stop, NGINX, WRK } from './lib/processes.mjs';
+import { startAtrium, stopAtrium, startNginx, startBare, stop, pinProcesses, NGINX, WRK } from './lib/processes.mjs';
 import { load, loadTool } from './lib/load.mjs';
 
 const BUDGET = 0.8;
@@ -75,12 +75,22 @@ async function pagesOf(base) {
 export async function serve(outer) {
   const rounds = process.env.BENCH_ROUNDS ? outer.rounds : DEFAULT_ROUNDS;
   const ctx = { ...outer, rounds, tool: TOOL, threads: THREADS };
-  const runs = []; // every measurement, in order
-  let pages = [];
-  let home;
 
   // 1. Cached Atrium on a fresh data dir (this first start also creates the PGlite database that
   //    the restart budget reuses). Each page's bytes become a file nginx and a bare server send.
+  // Servers on CPU 0, wrk on CPU 1 (BENCH_PIN=0 leaves them to the scheduler): see pinProcesses.
+  const pin = pinProcesses(process.env.BENCH_PIN !== '0');
+  try {
+    return await serveRounds(ctx, pin);
+  } finally {
+    pinProcesses(false);
+  }
+}
+
+async function serveRounds(ctx, pin) {
+  const runs = []; // every measurement, in order
+  let pages = [];
+  let home;
   const cached = await startAtrium({ dataDir: ctx.dataDir });
   ctx.hasDatabase = true;
   console.log(`[bench] Atrium (page cache on) listening on ${cached.url}, first start ready in ${cached.readyInMs} ms`);
@@ -170,7 +180,7 @@ export async function serve(outer) {
   });
   const pass = results.every((r) => r.ratio >= BUDGET);
 
-  const how = `${TOOL} (${THREADS} thread), ${ctx.connections} connections, ${ctx.seconds} s each after ${ctx.warmupSeconds} s warm-up, median of ${ctx.rounds} interleaved round${ctx.rounds > 1 ? 's' : ''}`;
+  const how = `${TOOL} (${THREADS} thread), ${ctx.connections} connections, ${ctx.seconds} s each after ${ctx.warmupSeconds} s warm-up, median of ${ctx.rounds} interleaved round${ctx.rounds > 1 ? 's' : ''}, ${pin ? 'servers pinned to CPU 0 and wrk to CPU 1' : 'not pinned'}`;
   console.log(`\nBudget 1: cached visitor pages vs bare node:http sending the same bytes (no Accept-Encoding on any request; ${how})\n`);
   const us = (r) => (r?.cpuUsPerRequest == null ? '' : r.cpuUsPerRequest.toFixed(1));
   const table = printTable(

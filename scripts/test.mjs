@@ -77,6 +77,10 @@ function run(name, cmd, args, env = {}) {
   });
 }
 
+/** Every failed test of the run, and every one that passed only when run again, with its error: printed at the end. */
+const failures = [];
+const flaky = [];
+
 function countVitest(file, project) {
   if (!existsSync(file)) return;
   const report = JSON.parse(readFileSync(file, 'utf8'));
@@ -85,6 +89,16 @@ function countVitest(file, project) {
   totals.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   const files = (report.testResults ?? []).map((r) => ({ what: relative(root, r.name), ms: (r.endTime ?? 0) - (r.startTime ?? 0) }));
   slowest(`slowest ${project} test files`, files);
+  for (const r of report.testResults ?? []) {
+    const file = relative(root, r.name);
+    const tests = (r.assertionResults ?? []).filter((a) => a.status === 'failed');
+    for (const a of tests) failures.push({ what: `${project}: ${file} › ${a.fullName ?? a.title}`, message: (a.failureMessages ?? []).join('\n') });
+    for (const a of r.assertionResults ?? []) {
+      if (a.status === 'passed' && a.failureMessages?.length) flaky.push({ what: `${project}: ${file} › ${a.fullName ?? a.title}`, message: a.failureMessages.join('\n') });
+    }
+    // A file that failed outside its tests (an import, a hook) has no failed test to name.
+    if (r.status === 'failed' && tests.length === 0) failures.push({ what: `${project}: ${file}`, message: r.message ?? '' });
+  }
 }
 
 function countPlaywright(file) {
@@ -98,7 +112,12 @@ function countPlaywright(file) {
   const visit = (suite, titles) => {
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests ?? []) {
-        tests.push({ what: `${spec.file}:${spec.line} ${[...titles, spec.title].join(' › ')}`, ms: (t.results ?? []).reduce((s, r) => s + (r.duration ?? 0), 0) });
+        const what = `${spec.file}:${spec.line} ${[...titles, spec.title].join(' › ')}${t.projectName ? ` [${t.projectName}]` : ''}`;
+        tests.push({ what, ms: (t.results ?? []).reduce((s, r) => s + (r.duration ?? 0), 0) });
+        if (t.status === 'unexpected' || t.status === 'flaky') {
+          const errors = (t.results ?? []).flatMap((r) => (r.errors ?? []).map((e) => e.message ?? ''));
+          (t.status === 'flaky' ? flaky : failures).push({ what: `e2e: ${what}`, message: errors.join('\n') });
+        }
       }
     }
     for (const child of suite.suites ?? []) visit(child, suite.title && !suite.title.endsWith('.ts') ? [...titles, suite.title] : titles);
@@ -171,6 +190,18 @@ await lanes(
 console.log('\n[test] steps:');
 for (const t of timings) console.log(`  ${t.seconds.toFixed(1).padStart(7)} s  ${t.ok ? 'ok    ' : 'FAILED'}  ${t.name}`);
 console.log(`  ${((Date.now() - runStarted) / 1000).toFixed(1).padStart(7)} s  in all${serial ? ' (one step at a time)' : ''}`);
+// What failed, last, where a log cut to its tail still shows it: each test with the start of its error.
+function listTests(title, mark, list) {
+  if (!list.length) return;
+  console.log(`\n[test] ${title}:`);
+  for (const f of list.slice(0, 10)) {
+    console.log(`  ${mark} ${f.what}`);
+    for (const line of f.message.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => l.trim() && !/node_modules|node:internal|new Promise/.test(l)).slice(0, 8)) console.log(`      ${line.slice(0, 200)}`);
+  }
+  if (list.length > 10) console.log(`  … and ${list.length - 10} more`);
+}
+listTests('flaky: passed only when run again (fix them)', '~', flaky);
+listTests('failed tests', '✗', failures);
 console.log(`\n[test] ${failed.length ? `failed at: ${failed.join(', ')}` : 'all steps passed'}`);
-console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped${flaky.length ? `, ${flaky.length} flaky` : ''}`);
 process.exit(failed.length ? 1 : 0);

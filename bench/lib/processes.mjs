@@ -3,13 +3,29 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { HOST, ROOT, freePort, get, makeDir, sleep } from './common.mjs';
 
 const live = new Set();
 
+const TASKSET = '/usr/bin/taskset';
+let pinned = false;
+
+/**
+ * Pins what is spawned from now on (with `taskset`, which execs: the pid stays the process's own):
+ * the load generator on CPU 1, every server on CPU 0 with all its threads. Unpinned, the scheduler
+ * moves wrk and the server between the two cores of this machine from run to run, and the same
+ * server measured twice in a row differs by a third; pinned, by a few percent. Needs taskset and two
+ * CPUs; returns whether pinning is on.
+ */
+export function pinProcesses(on) {
+  pinned = on && existsSync(TASKSET) && availableParallelism() >= 2;
+  return pinned;
+}
+
 /** Spawns a tracked child; it leaves the set when it exits. */
 export function track(command, args, options) {
-  const child = spawn(command, args, options);
+  const child = pinned ? spawn(TASKSET, ['-c', command === WRK ? '1' : '0', command, ...args], options) : spawn(command, args, options);
   live.add(child);
   child.exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => {

@@ -35,7 +35,11 @@ const SECURITY_HEADERS: Record<string, string> = {
 /** A response ready to write: headers and body per encoding, computed once per file or page. */
 interface Variant {
   headers: Record<string, string | number>;
-  /** The same headers as a flat [name, value, …] list: writeHead takes it as is, a request id appended. */
+  /**
+   * The same headers as a flat [name, value, …] list ending in `x-request-id` and a slot for its
+   * value: writeHead takes it as is. It reads the list before it returns, so one list serves every
+   * request (its last slot rewritten each time) and nothing is copied.
+   */
   flat: (string | number)[];
   body: Buffer;
 }
@@ -56,7 +60,7 @@ function prepare(status: number, headers: Record<string, string>, variants: { bo
   if ((variants.br || variants.gzip) && !/accept-encoding/i.test(base.vary ?? '')) base.vary = base.vary ? `${base.vary}, Accept-Encoding` : 'Accept-Encoding';
   const variant = (body: Buffer, encoding?: string): Variant => {
     const headers = { ...base, ...(encoding ? { 'content-encoding': encoding } : {}), 'content-length': body.length };
-    return { headers, flat: Object.entries(headers).flat(), body };
+    return { headers, flat: [...Object.entries(headers).flat(), 'x-request-id', ''], body };
   };
   return {
     status,
@@ -82,7 +86,13 @@ function sendPrepared(req: IncomingMessage, res: ServerResponse, p: Prepared, re
   const accept = req.headers['accept-encoding'];
   const encoding = accept ? pickEncoding(accept, p.br && p.gzip ? ['br', 'gzip'] : p.br ? ['br'] : p.gzip ? ['gzip'] : []) : 'identity';
   const chosen = (encoding !== 'identity' && p[encoding]) || p.identity;
-  res.writeHead(p.status, requestId ? [...chosen.flat, 'x-request-id', requestId] as unknown as Record<string, string> : chosen.headers);
+  if (requestId) {
+    const { flat } = chosen;
+    flat[flat.length - 1] = requestId;
+    res.writeHead(p.status, flat as unknown as Record<string, string>);
+  } else {
+    res.writeHead(p.status, chosen.headers);
+  }
   res.end(req.method === 'HEAD' ? undefined : chosen.body);
 }
 

@@ -4,6 +4,7 @@
 // request from this machine that did not come through a proxy.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from './metric-series';
 import type { Runtime } from './runtime';
 import { matchRoute } from '../shared/routes';
 import { countError } from './admin/dashboard';
@@ -40,12 +41,10 @@ export function routeLabel(pathname: string, status: number): string {
 export function createMetrics(runtime: Runtime, openConnections: () => number, env: NodeJS.ProcessEnv = process.env): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'atrium_' });
-  const requests = new Counter({ name: 'atrium_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
-  const latency = new Histogram({
-    name: 'atrium_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['route', 'method'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
-  });
-  const cacheHits = new Counter({ name: 'atrium_page_cache_hits_total', help: 'Visitor pages answered from the page cache', registers: [registry] });
+  // Counted on every request: series held by the caller, not labels hashed per call (metric-series.ts).
+  const requests = new SeriesCounter('atrium_http_requests_total', 'HTTP requests by route, method and status', ['route', 'method', 'status'], registry);
+  const latency = new SeriesHistogram('atrium_http_request_duration_seconds', 'HTTP request latency by route', ['route', 'method'], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registry);
+  const cacheHits = new SeriesCounter('atrium_page_cache_hits_total', 'Visitor pages answered from the page cache', [], registry).series({});
   new Gauge({ name: 'atrium_page_cache_entries', help: 'Pages held in the page cache', registers: [registry], collect() { this.set(runtime.pageCache.size); } });
   new Gauge({ name: 'atrium_page_cache_bytes', help: 'Bytes held by the page cache (bodies with their brotli and gzip copies)', registers: [registry], collect() { this.set(runtime.pageCache.bytes); } });
   new Gauge({ name: 'atrium_open_connections', help: 'Requests and streams open right now', registers: [registry], collect() { this.set(openConnections()); } });
@@ -77,8 +76,8 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
     if (reply.points > 0) chatPoints.inc({ model: reply.model }, reply.points);
   };
   const slowMs = Number(env.SLOW_REQUEST_MS ?? 1000) || 1000;
-  /** Label objects of a cached page, made once (its route never changes). */
-  const labelsOfPage = new WeakMap<object, { route: string; get: Record<string, string>; head: Record<string, string>; ok: Record<'GET' | 'HEAD', Record<string, string>> }>();
+  /** The series a cached page counts into, looked up once (its route never changes). */
+  const seriesOfPage = new WeakMap<object, { route: string; time: Record<'GET' | 'HEAD', HistogramSeries>; ok: Record<'GET' | 'HEAD', CounterSeries> }>();
   const slowQueryMs = env.SLOW_QUERY_MS === undefined || env.SLOW_QUERY_MS === '' ? 500 : Number(env.SLOW_QUERY_MS);
   const queries = new Histogram({ name: 'atrium_db_query_duration_seconds', help: 'Database statements, inside transactions too', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] });
   // Every statement drizzle sends is timed at the driver (lib/server/db/query-timing.ts): a slow one
@@ -108,20 +107,26 @@ export function createMetrics(runtime: Runtime, openConnections: () => number, e
       });
     },
     cacheHit() {
-      cacheHits.inc();
+      cacheHits.value++;
     },
     cachedPage(page, pathname, method, status, seconds) {
       // The route label of a cached page never changes: matched once per page, not per request.
-      let labels = labelsOfPage.get(page);
-      if (labels === undefined) {
+      let series = seriesOfPage.get(page);
+      if (series === undefined) {
         const route = routeLabel(pathname, 200);
-        labels = { route, get: { route, method: 'GET' }, head: { route, method: 'HEAD' }, ok: { GET: { route, method: 'GET', status: '200' }, HEAD: { route, method: 'HEAD', status: '200' } } };
-        labelsOfPage.set(page, labels);
+        series = {
+          route,
+          time: { GET: latency.series({ route, method: 'GET' }), HEAD: latency.series({ route, method: 'HEAD' }) },
+          ok: { GET: requests.series({ route, method: 'GET', status: '200' }), HEAD: requests.series({ route, method: 'HEAD', status: '200' }) },
+        };
+        seriesOfPage.set(page, series);
       }
-      const { route } = labels;
-      requests.inc(status === 200 && (method === 'GET' || method === 'HEAD') ? labels.ok[method] : { route, method, status: String(status) });
-      latency.observe(method === 'HEAD' ? labels.head : labels.get, seconds);
-      cacheHits.inc();
+      const { route } = series;
+      const verb = method === 'HEAD' ? 'HEAD' : 'GET';
+      if (status === 200 && method === verb) series.ok[verb].value++;
+      else requests.inc({ route, method, status: String(status) });
+      series.time[verb].observe(seconds);
+      cacheHits.value++;
       if (seconds * 1000 >= slowMs) runtime.log.warn('slow request', { route, method, status, ms: Math.round(seconds * 1000) });
     },
     async serve(req, res, pathname) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { HOT_GET } from './lru-hot';
 import { tagsMeet, type CacheTag } from './cache-tags';
 import { compressAll } from './compress';
 import type { Invalidation } from './invalidation';
@@ -50,7 +51,7 @@ export class PageCache {
   }
 
   get(key: string): CachedPage | undefined {
-    return this.#entries.get(key);
+    return this.#entries.get(key, HOT_GET);
   }
 
   /** Stores a rendered page unless the cache was invalidated since `generation` was read. */

@@ -3,6 +3,7 @@ import { DEFAULT_LOCALE, isLocale, type Locale } from '../i18n';
 import { areaOfHost, type HostContext } from '../shared/hosts';
 import { forwardedClientIp, type ProxyTrust } from './proxy';
 import { LRUCache } from 'lru-cache';
+import { HOT_GET } from './lru-hot';
 
 export type Theme = 'dark' | 'light' | 'auto';
 
@@ -40,7 +41,7 @@ export function negotiateLocale(cookieHeader: string | null | undefined, acceptL
   const fromCookie = readCookie(cookieHeader, LANG_COOKIE)?.toLowerCase();
   if (isLocale(fromCookie)) return fromCookie;
   const header = acceptLanguage ?? '';
-  const known = byAcceptLanguage.get(header);
+  const known = byAcceptLanguage.get(header, HOT_GET);
   if (known) return known;
   const locale = fromAcceptLanguage(header);
   // Browsers send a handful of distinct headers: remembering them keeps parsing off the hot path.
@@ -96,7 +97,7 @@ let areasDomain: string | null | undefined;
 export function areaOfHostCached(host: string | undefined, siteDomain: string | null): { area: HostContext['area']; port: string } {
   if (areasDomain !== siteDomain) { areas.clear(); areasDomain = siteDomain; }
   const key = host ?? '';
-  let found = areas.get(key);
+  let found = areas.get(key, HOT_GET);
   if (!found) {
     found = areaOfHost(host, siteDomain);
     areas.set(key, found);
