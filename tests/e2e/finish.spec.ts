@@ -2,14 +2,13 @@
 // Chromium on a desktop and on a 390 px phone, in both languages.
 import { crc32, deflateSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
-import { atrium, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
+import { atrium, hydrated, logIn, newMember, query, readEnv, type E2eEnv } from './helpers';
 import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
 
 const PHONE = { width: 390, height: 844 };
-const hydrated = (page: Page): Promise<unknown> => page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
 async function useLanguage(page: Page, locale: 'zh-cn' | 'en'): Promise<void> {
   await page.context().addCookies([{ name: 'ba-lang', value: locale, domain: new URL(page.url()).hostname, path: '/' }]);
 }

@@ -143,6 +143,14 @@ export function latestCode(env: E2eEnv, address: string): string {
   return /\b(\d{6})\b/.exec(readFileSync(join(dir, file), 'utf8'))![1]!;
 }
 
+/**
+ * Waits until every island the server rendered has hydrated. Before that a file input or a form has
+ * no handler yet: a file set on it is dropped (no upload starts) and a click submits the browser's way.
+ */
+export async function hydrated(page: Page): Promise<void> {
+  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+}
+
 /** Presses Tab (or Shift+Tab) until `target` has focus; fails if it never does. Reads the page only. */
 export async function tabTo(page: Page, target: Locator, { back = false, max = 80 } = {}): Promise<void> {
   await expect(target.first()).toBeVisible();

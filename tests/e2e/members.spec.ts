@@ -1,7 +1,7 @@
 // A member's life: sign up with captcha and e-mail code, use the member center, leave.
 // Needs the e2e server on PostgreSQL (TEST_DATABASE_URL) to read the captcha's answer.
 import { expect, test } from '@playwright/test';
-import { expectNoReadableToken, latestCode, query as queryDb, readEnv, solveCaptcha as solve, type E2eEnv } from './helpers';
+import { expectNoReadableToken, hydrated, latestCode, query as queryDb, readEnv, solveCaptcha as solve, type E2eEnv } from './helpers';
 import { scaled } from '../helpers/time-scale.mjs';
 
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
@@ -62,6 +62,10 @@ test('sign up, use the member center, change password, log out', async ({ page, 
   await expect(menu).toBeVisible();
 
   await menu.getByRole('link', { name: '个人资料' }).click();
+  // The profile form is an island: the avatar's file input uploads only once it has hydrated (on a
+  // loaded CI machine the file was set before, and no upload ever started).
+  await expect(page).toHaveURL(/\/user\/account\/profile$/);
+  await hydrated(page);
   await page.getByRole('textbox', { name: '昵称' }).fill('新的昵称');
   // A real PNG (1×1), uploaded through /api/ajax/upload as the avatar.
   const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
