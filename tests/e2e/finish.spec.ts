@@ -169,6 +169,29 @@ for (const locale of ['zh-cn', 'en'] as const) {
   });
 }
 
+// A picture chosen in the first moments of the page, before the profile form has hydrated, used to
+// sit in the file input unheard: no upload, nothing said. The form now uploads it when it hydrates.
+test('an avatar chosen before the profile form hydrates is still uploaded', async ({ browser }) => {
+  test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to log in (.ci/run does)');
+  const name = `avh${Date.now().toString(36).slice(-5)}`;
+  await newMember(env, name);
+  const page = await logIn(env, browser, name);
+  // The islands' code is held back until the file has been chosen.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  await page.route((url) => url.pathname.startsWith('/_astro/') && url.pathname.endsWith('.js'), async (route) => { await held; await route.continue(); });
+  await page.goto('/user/account/profile', { waitUntil: 'commit' });
+  const input = page.locator('input[name="avatarFile"]');
+  await input.waitFor({ state: 'attached' });
+  const uploaded = page.waitForResponse((r) => r.url().includes('/api/ajax/upload'));
+  await input.setInputFiles({ name: 'early.png', mimeType: 'image/png', buffer: png(Date.now() % 100_000) });
+  await expect(page.locator('astro-island[ssr]').first()).toBeAttached();
+  release();
+  expect((await (await uploaded).json()).code).toBe(1);
+  await expect(page.locator('.avatar-row img')).toHaveAttribute('src', /^\/storage\/avatar\//);
+  await page.context().close();
+});
+
 test('the module orders table fits its card at 1366 px: the invoice button is in view', async ({ browser }) => {
   test.skip(!env.databaseUrl, 'set TEST_DATABASE_URL to log in (.ci/run does)');
   const name = `ord${Date.now().toString(36).slice(-6)}`;

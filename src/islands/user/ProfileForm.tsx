@@ -1,5 +1,5 @@
 // The member's profile: nickname, gender, birthday, motto (and username, unique).
-import { useState, type FormEvent, type ReactElement } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { request } from '../../lib/client/api';
 import { enqueueUpload } from '../../lib/client/stores/upload';
 import UploadQueue from '../upload/UploadQueue';
@@ -58,6 +58,17 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
     }
   };
 
+  // A picture chosen before this form hydrated sits in the file input with nobody to hear its
+  // change event (a slow phone, the first seconds of the page): upload it now rather than drop it.
+  const fileInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const input = fileInput.current;
+    if (!input?.files?.length) return;
+    void upload(input.files[0]);
+    input.value = '';
+    // Once, at hydration; later choices come through onChange.
+  }, []);
+
   const error = (name: string): ReactElement | null => (errors[name] ? <span className="field-error" role="alert" id={`err-${name}`}>{errors[name]}</span> : null);
   const aria = (name: string) => (errors[name] ? { 'aria-invalid': true, 'aria-describedby': `err-${name}` } : {});
 
@@ -70,7 +81,7 @@ export default function ProfileForm({ messages, initial, siteTimeZone }: { messa
           <span className="avatar avatar-lg" aria-hidden="true">{values.avatar ? <img src={values.avatar} alt="" /> : (values.nickname || '?').slice(0, 1).toUpperCase()}</span>
           <label className="btn">
             {uploading ? t('user.profile.uploading') : t('user.profile.upload')}
-            <input type="file" name="avatarFile" accept="image/png,image/jpeg,image/gif,image/webp" className="visually-hidden"
+            <input ref={fileInput} type="file" name="avatarFile" accept="image/png,image/jpeg,image/gif,image/webp" className="visually-hidden"
               onChange={(e) => { void upload(e.target.files?.[0]); e.target.value = ''; }} />
           </label>
         </div>
