@@ -75,9 +75,6 @@ async function pagesOf(base) {
 export async function serve(outer) {
   const rounds = process.env.BENCH_ROUNDS ? outer.rounds : DEFAULT_ROUNDS;
   const ctx = { ...outer, rounds, tool: TOOL, threads: THREADS };
-
-  // 1. Cached Atrium on a fresh data dir (this first start also creates the PGlite database that
-  //    the restart budget reuses). Each page's bytes become a file nginx and a bare server send.
   // Servers on CPU 0, wrk on CPU 1 (BENCH_PIN=0 leaves them to the scheduler): see pinProcesses.
   const pin = pinProcesses(process.env.BENCH_PIN !== '0');
   try {
@@ -91,6 +88,9 @@ async function serveRounds(ctx, pin) {
   const runs = []; // every measurement, in order
   let pages = [];
   let home;
+
+  // 1. Cached Atrium on a fresh data dir (this first start also creates the PGlite database that
+  //    the restart budget reuses). Each page's bytes become a file nginx and a bare server send.
   const cached = await startAtrium({ dataDir: ctx.dataDir });
   ctx.hasDatabase = true;
   console.log(`[bench] Atrium (page cache on) listening on ${cached.url}, first start ready in ${cached.readyInMs} ms`);

@@ -91,13 +91,16 @@ function countVitest(file, project) {
   slowest(`slowest ${project} test files`, files);
   for (const r of report.testResults ?? []) {
     const file = relative(root, r.name);
-    const tests = (r.assertionResults ?? []).filter((a) => a.status === 'failed');
-    for (const a of tests) failures.push({ what: `${project}: ${file} › ${a.fullName ?? a.title}`, message: (a.failureMessages ?? []).join('\n') });
+    let named = false;
     for (const a of r.assertionResults ?? []) {
-      if (a.status === 'passed' && a.failureMessages?.length) flaky.push({ what: `${project}: ${file} › ${a.fullName ?? a.title}`, message: a.failureMessages.join('\n') });
+      // A passed test with failure messages failed first and passed when run again.
+      const list = a.status === 'failed' ? failures : a.status === 'passed' && a.failureMessages?.length ? flaky : null;
+      if (!list) continue;
+      list.push({ what: `${project}: ${file} › ${a.fullName ?? a.title}`, message: (a.failureMessages ?? []).join('\n') });
+      named ||= a.status === 'failed';
     }
     // A file that failed outside its tests (an import, a hook) has no failed test to name.
-    if (r.status === 'failed' && tests.length === 0) failures.push({ what: `${project}: ${file}`, message: r.message ?? '' });
+    if (r.status === 'failed' && !named) failures.push({ what: `${project}: ${file}`, message: r.message ?? '' });
   }
 }
 
@@ -112,7 +115,7 @@ function countPlaywright(file) {
   const visit = (suite, titles) => {
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests ?? []) {
-        const what = `${spec.file}:${spec.line} ${[...titles, spec.title].join(' › ')}${t.projectName ? ` [${t.projectName}]` : ''}`;
+        const what = `${spec.file}:${spec.line} ${[...titles, spec.title].join(' › ')}`;
         tests.push({ what, ms: (t.results ?? []).reduce((s, r) => s + (r.duration ?? 0), 0) });
         if (t.status === 'unexpected' || t.status === 'flaky') {
           const errors = (t.results ?? []).flatMap((r) => (r.errors ?? []).map((e) => e.message ?? ''));
