@@ -41,6 +41,14 @@ describe('scorePassages', () => {
     expect(settings).toBeGreaterThan(table!);
   });
 
+  it('puts a short section about the words above a long one that mentions each of them once among much else', () => {
+    const filler = 'Modules add pages, settings and commands; each runs in its own host with the permissions it asked for. ';
+    const hub = doc('Site modules', `${filler.repeat(6)}Reviews, the log and the version of each module are shown there. ${filler.repeat(6)}`);
+    const logs = doc('Running it', 'Under systemd the log goes to the journal, and each line of it says the version.');
+    const [long, short] = scorePassages('Where is the log, and how do I see the version?', ['version', 'log'], [hub, logs]);
+    expect(short).toBeGreaterThan(long!);
+  });
+
   it('ranks an accepted answer under a matching question title above an unsolved post and a weak docs match', () => {
     const q = 'How do I move from PGlite to PostgreSQL?';
     const words = ['postgresql', 'pglite', 'move'];

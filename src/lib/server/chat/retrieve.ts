@@ -204,6 +204,10 @@ export function tableShare(markdown: string): number {
 }
 
 const HOW = /\b(how|steps?)\b|怎么|怎样|如何|步骤/i;
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+/** One mention in a passage of average length weighs 1.1, as it did before length counted. */
+const TEXT_SCALE = 1.1 * (1 + BM25_K1);
 const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
 
 export interface Scored {
@@ -213,7 +217,7 @@ export interface Scored {
 /**
  * How well each passage answers, from the topic words: a word in the section's heading counts
  * most, in the page or post title next, in the text least; rarer words (among the candidates)
- * weigh more. An accepted answer is a solved question's answer and counts a little more; a
+ * weigh more, and a word said in the text counts less the longer the passage is (BM25). An accepted answer is a solved question's answer and counts a little more; a
  * question without one is only related, and the accepted answer of a question whose title says
  * at least half of what the reader asks leads. A passage that is mostly a table (a fragment of a
  * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
@@ -241,13 +245,20 @@ export function explainPassages(question: string, words: string[], passages: Sco
   const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
   const how = HOW.test(question);
-  const parts = passages.map((p): ScoreParts => {
+  const lengths = passages.map((p) => estimateTokens(p.text));
+  const averageLength = lengths.reduce((a, b) => a + b, 0) / (lengths.length || 1) || 1;
+  const parts = passages.map((p, at): ScoreParts => {
+    // BM25's saturation and length normalisation (k1 1.2, b 0.75): a long section that mentions
+    // everything once (a reference list, a hub of links) no longer beats the short one about it.
+    const saturation = BM25_K1 * (1 - BM25_B + BM25_B * lengths[at]! / averageLength);
     let text = 0;
     let heading = 0;
     let title = 0;
     let titleWeight = 0;
     words.forEach((w, i) => {
-      text += weight[i]! * (holds(p.text, w) + 0.3 * Math.min(3, occurrences(p.text, w)) / 3);
+      const held = holds(p.text, w);
+      const tf = held >= 1 ? Math.max(1, occurrences(p.text, w)) : held;
+      text += weight[i]! * TEXT_SCALE * tf / (tf + saturation);
       if (p.kind === 'doc' && !p.intro) heading += holds(p.heading, w);
       const t = holds(p.title, w);
       title += t;
