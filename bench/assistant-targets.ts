@@ -7,10 +7,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { asc } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { openDatabase } from '../src/lib/server/db/client';
 import { askPost, mdBook, mdPage, mdSection } from '../src/lib/server/db/schema';
-import { eq } from 'drizzle-orm';
 
 const ROOT = join(import.meta.dirname, '..');
 const dataDir = join(ROOT, 'bench', '.tmp', 'assistant-tune');
