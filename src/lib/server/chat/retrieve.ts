@@ -204,11 +204,12 @@ export function tableShare(markdown: string): number {
 }
 
 const HOW = /\b(how|steps?)\b|怎么|怎样|如何|步骤/i;
+const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
+/** BM25's term saturation and length normalisation, at its textbook values. */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 /** One mention in a passage of average length weighs 1.1, as it did before length counted. */
 const TEXT_SCALE = 1.1 * (1 + BM25_K1);
-const PROCEDURE = /^\s{0,3}(`{3,}|~{3,}|\d+\.\s)/m;
 
 export interface Scored {
   kind: Source['kind']; title: string; heading: string; text: string; markdown: string; intro: boolean; sameLang: boolean; rank: number;
@@ -217,12 +218,13 @@ export interface Scored {
 /**
  * How well each passage answers, from the topic words: a word in the section's heading counts
  * most, in the page or post title next, in the text least; rarer words (among the candidates)
- * weigh more, and a word said in the text counts less the longer the passage is (BM25). An accepted answer is a solved question's answer and counts a little more; a
- * question without one is only related, and the accepted answer of a question whose title says
- * at least half of what the reader asks leads. A passage that is mostly a table (a fragment of a
- * reference list) counts less than prose, and a "how" question prefers a passage with steps or a
- * command; an accepted answer comes before its own question. The passages in the question's
- * language all come before those in the other language.
+ * weigh more, and a word in the text counts less the longer the passage is (BM25). An accepted
+ * answer is a solved question's answer and counts a little more; a question without one is only
+ * related, and the accepted answer of a question whose title says at least half of what the
+ * reader asks leads. A passage that is mostly a table (a fragment of a reference list) counts less
+ * than prose, and a "how" question prefers a passage with steps or a command; an accepted answer
+ * comes before its own question. The passages in the question's language all come before those in
+ * the other language.
  */
 export function scorePassages(question: string, words: string[], passages: Scored[]): number[] {
   return explainPassages(question, words, passages).map((p) => p.score);
