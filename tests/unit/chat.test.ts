@@ -30,6 +30,17 @@ describe('keywordsOf', () => {
   it('counts CJK text as more tokens than Latin text of the same length', () => {
     expect(estimateTokens('数据库迁移')).toBeGreaterThan(estimateTokens('abcde'));
   });
+  it('counts CJK characters as the script pattern does: kana and hangul too, a character outside the BMP once, a lone surrogate as Latin', () => {
+    const cjk = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]/gu;
+    const reference = (text: string): number => {
+      const n = text.match(cjk)?.length ?? 0;
+      return Math.ceil(n / 1.5 + (text.length - n) / 4);
+    };
+    const samples = ['', 'plain words', '上传的文件存在哪里？', 'ひらがな カタカナ 한국어', '𠀀𠀁 ext-B 𪚥, emoji 😀', 'a\ud800b lone \udc00 surrogates', '〆々〇 ⺀ 豈 ㄅ'];
+    for (let cp = 0; cp < 0x110000; cp += 251) if (cp < 0xd800 || cp > 0xdfff) samples.push(`x${String.fromCodePoint(cp)}y`);
+    for (const text of samples) expect(estimateTokens(text), JSON.stringify(text)).toBe(reference(text));
+    expect(estimateTokens('上传的文件')).toBe(4);
+  });
 });
 
 describe('linkCitations', () => {
