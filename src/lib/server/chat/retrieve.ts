@@ -285,10 +285,12 @@ export interface ScoreParts {
 
 export function explainPassages(question: string, words: string[], passages: Scored[]): ScoreParts[] {
   if (!words.length) return passages.map(() => ({ text: 0, heading: 0, title: 0, rank: 0, post: 1, table: 1, how: 0, accepted: 0, score: 0 }));
-  // Each word compiled once, each passage folded once: this runs for every question not cached.
+  // Each word compiled once, each passage folded once, each word looked for once in each field:
+  // this runs for every question not cached.
   const matchers = words.map(wordMatcher);
   const folded = passages.map((p) => ({ text: fold(p.text), heading: fold(p.heading), title: fold(p.title) }));
-  const df = matchers.map((m) => folded.filter((f) => m.holds(f.title) > 0 || m.holds(f.heading) > 0 || m.holds(f.text) > 0).length);
+  const held = matchers.map((m) => folded.map((f) => ({ text: m.holds(f.text), heading: m.holds(f.heading), title: m.holds(f.title) })));
+  const df = held.map((row) => row.filter((h) => h.text > 0 || h.heading > 0 || h.title > 0).length);
   const weight = words.map((_, i) => 0.5 + Math.log(1 + (passages.length + 1) / (1 + df[i]!)));
   const total = weight.reduce((a, b) => a + b, 0) || 1;
   const how = HOW.test(question);
@@ -302,15 +304,13 @@ export function explainPassages(question: string, words: string[], passages: Sco
     let heading = 0;
     let title = 0;
     let titleWeight = 0;
-    const f = folded[at]!;
     matchers.forEach((m, i) => {
-      const held = m.holds(f.text);
-      const tf = held >= 1 ? Math.max(1, m.occurrences(f.text)) : held;
+      const h = held[i]![at]!;
+      const tf = h.text >= 1 ? Math.max(1, m.occurrences(folded[at]!.text)) : h.text;
       text += weight[i]! * TEXT_SCALE * tf / (tf + saturation);
-      if (p.kind === 'doc' && !p.intro) heading += m.holds(f.heading);
-      const t = m.holds(f.title);
-      title += t;
-      titleWeight += weight[i]! * t;
+      if (p.kind === 'doc' && !p.intro) heading += h.heading;
+      title += h.title;
+      titleWeight += weight[i]! * h.title;
     });
     const part: ScoreParts = {
       text: text / total,
