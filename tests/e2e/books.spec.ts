@@ -1,8 +1,8 @@
 // Books run in the browser (issue 28 item 6), without the CLI: an administrator creates a book from
 // /md with the keyboard, gives it an editor, the editor writes its first page, the console archives
 // it (read-only, gone from the index and search) and /md/edit restores it. Both pages pass axe.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import { axeViolations, describeViolations } from './axe';
 import { ADMIN_GROUP } from '../../src/lib/server/site/seed';
 import { atrium, logIn, newMember, readEnv, withLock, type E2eEnv } from './helpers';
 import { scaled } from '../helpers/time-scale.mjs';
@@ -10,11 +10,8 @@ import { scaled } from '../helpers/time-scale.mjs';
 let env: E2eEnv = { dataDir: '', databaseUrl: null };
 test.beforeAll(() => { env = readEnv(); });
 
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-
 async function axeClean(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  expect(describeViolations(await axeViolations(page))).toEqual([]);
 }
 
 /** A visitor reading in `lang`: the docs index and search as everyone sees them. */
