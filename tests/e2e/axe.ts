@@ -3,12 +3,12 @@
 // come back. @axe-core/playwright's AxeBuilder put axe's ~600 KB script into the page on every call,
 // finished each run in a new blank page where it put the script again, and sent back every rule's
 // passes too: 2–3 s a call on this 2-core machine against 0.2–0.6 s here, for the same rules and
-// the same findings (CONTRIBUTING.md, "Accessibility tests").
+// the same findings (CONTRIBUTING.md, "Tests").
 import axe from 'axe-core';
 import type { Frame, Page } from '@playwright/test';
 
 /** WCAG 2.0, 2.1 and 2.2, levels A and AA. */
-export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
 export interface Violation {
   id: string;
