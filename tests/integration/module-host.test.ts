@@ -65,7 +65,9 @@ function hostChildren(): number[] {
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('module-host-')) out.push(Number(d));
+      // This file's hosts only (their bootstrap lies in its site's run folder): other files of the worker
+      // may still be stopping theirs.
+      if (ppid === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(join(site, 'run', 'module-host-'))) out.push(Number(d));
     } catch {
       // Gone between the listing and the read.
     }

@@ -1,8 +1,9 @@
 // Code highlighting loads a language's grammar the first time a text to render has a block of it
-// (src/lib/markdown/highlight.server.ts): a process that renders no code never loads one. This file
-// runs in its own module context, so it starts with no grammar loaded.
-import { describe, expect, it } from 'vitest';
-import { fenceLanguages, serverHighlight } from '../../src/lib/markdown/highlight.server';
+// (src/lib/markdown/highlight.server.ts): a process that renders no code never loads one. The
+// highlighter is one per process (kept on globalThis, shared by the bundles), and other test files of
+// this worker may have loaded grammars into it: the test drops it and imports the module afresh.
+import { describe, expect, it, vi } from 'vitest';
+import { fenceLanguages } from '../../src/lib/markdown/highlight.server';
 import { renderMarkdown } from '../../src/lib/markdown/render';
 
 describe('fenceLanguages', () => {
@@ -23,6 +24,9 @@ describe('fenceLanguages', () => {
 
 describe('serverHighlight', () => {
   it('highlights a language only once a text with it was prepared, with the same function throughout', async () => {
+    delete (globalThis as Record<symbol, unknown>)[Symbol.for('atrium.highlighter')];
+    vi.resetModules();
+    const { serverHighlight } = await import('../../src/lib/markdown/highlight.server');
     const bare = await serverHighlight('plain text');
     expect(bare('const a: number = 1;', 'ts')).toBeNull();
 
