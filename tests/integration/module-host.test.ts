@@ -10,6 +10,7 @@ import { DbKvBackend } from '../../src/lib/server/modules/host/kv-db';
 import { ModuleCallError, type HookName, type HostedModule } from '../../src/lib/server/modules/host/types';
 import { ROOT, TEMPLATE_DIR, TMP } from '../helpers/paths';
 import { freshPostgres } from '../helpers/server';
+import { scaled } from '../helpers/time-scale.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'modules');
 let site: string;
@@ -22,9 +23,12 @@ beforeAll(() => {
   mkdirSync(join(site, 'db'), { recursive: true });
   writeFileSync(join(site, 'db', 'PG_VERSION'), '17\n');
 });
-afterEach(() => {
+// close() only signals the hosts' processes: the next test starts once they are gone, so its count of
+// this file's processes sees its own (on a busy machine an exit takes a while).
+afterEach(async () => {
   for (const h of hosts) h.close();
   hosts = [];
+  await until(() => hostChildren().length === 0);
 });
 afterAll(() => rmSync(site, { recursive: true, force: true }));
 
@@ -90,7 +94,7 @@ function rssMb(pid: number): number {
 }
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   while (!cond()) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
