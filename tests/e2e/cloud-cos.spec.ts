@@ -120,9 +120,15 @@ test('cos: an image pasted into the editor appears with the store URL', async ({
   test.setTimeout(scaled(120_000));
   site.cli('module:install', 'editor');
   const page = await logInTo(site, browser, 'cloudcos');
-  await page.goto('/ask/post');
-  // A paste before the editor hydrates would land in a bare textarea, which drops files.
-  await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+  // A paste before the editor module's component is in would land in a bare textarea, which drops
+  // files. The component comes after the page's islands hydrate (the module's browser half loads on
+  // its own), and only on a page drawn once the install reached the server (the CLI told it through
+  // Redis just now): loaded again until it is there.
+  await expect(async () => {
+    await page.goto('/ask/post');
+    await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+    await expect(page.locator('.md-editor textarea')).toBeVisible({ timeout: scaled(3000) });
+  }).toPass({ timeout: scaled(30_000) });
   const editor = page.getByRole('textbox', { name: '内容' });
   await editor.click();
   await page.evaluate((b64) => {
