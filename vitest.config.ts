@@ -2,10 +2,8 @@ import { defineConfig } from 'vitest/config';
 import { scaled } from './tests/helpers/time-scale.mjs';
 
 // Timeouts only catch a hang; they grow on a machine with few cores (tests/helpers/time-scale.mjs).
-// Test files of a worker share one module graph (isolate: false): each file no longer transforms and
-// imports the sources and the built app again (unit 47 → 16 s, integration 518 → 411 s wall and a
-// fifth less CPU, measured 2026-11-28). A file that needs a module's first state resets it itself
-// (highlight-lazy.test.ts), and one that stubs the environment undoes it in afterAll.
+// Test files of a worker share one module graph (isolate: false): the sources and the built app are
+// imported once per worker. What a file then owes the next one: CONTRIBUTING.md, "Tests".
 
 export default defineConfig({
   test: {

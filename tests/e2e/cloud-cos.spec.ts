@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { addMember, logInTo, randomFile, startCloudSite, storedSha1, type CloudSite } from './cloud-upload';
+import { addMember, logInTo, pasteIntoPostEditor, randomFile, startCloudSite, storedSha1, type CloudSite } from './cloud-upload';
 import { startCosGateway, type CosGateway } from '../helpers/cos-gateway';
 import { qSign } from '../helpers/cos-sign';
 import { scaled } from '../helpers/time-scale.mjs';
@@ -120,23 +120,7 @@ test('cos: an image pasted into the editor appears with the store URL', async ({
   test.setTimeout(scaled(120_000));
   site.cli('module:install', 'editor');
   const page = await logInTo(site, browser, 'cloudcos');
-  // A paste before the editor module's component is in would land in a bare textarea, which drops
-  // files. The component comes after the page's islands hydrate (the module's browser half loads on
-  // its own), and only on a page drawn once the install reached the server (the CLI told it through
-  // Redis just now): loaded again until it is there.
-  await expect(async () => {
-    await page.goto('/ask/post');
-    await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
-    await expect(page.locator('.md-editor textarea')).toBeVisible({ timeout: scaled(3000) });
-  }).toPass({ timeout: scaled(30_000) });
-  const editor = page.getByRole('textbox', { name: '内容' });
-  await editor.click();
-  await page.evaluate((b64) => {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    const data = new DataTransfer();
-    data.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
-    document.querySelector('.md-editor textarea')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-  }, PNG.toString('base64'));
+  const editor = await pasteIntoPostEditor(page, PNG);
   await expect(editor).toHaveValue(new RegExp(`!\\[pasted\\.png\\]\\(${site.swift.endpoint}/${BUCKET}/uploads/${memberId}/`), { timeout: scaled(30_000) });
   await expect(page.locator('.upq-row').first()).toHaveAttribute('data-state', 'success');
 });

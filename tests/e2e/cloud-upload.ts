@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, mkdtempSync, openSync, closeSync, writeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, type Browser, type Page } from '@playwright/test';
+import { expect, type Browser, type Locator, type Page } from '@playwright/test';
 import pg from 'pg';
 import { startServer, type TestServer } from '../helpers/server';
 import { startSwift, type SwiftStore, type SwiftOptions } from '../helpers/swift';
@@ -88,6 +88,30 @@ export async function logInTo(site: CloudSite, browser: Browser, name: string, l
   await page.getByRole('button', { name: locale === 'en' ? 'Log in' : '登录', exact: true }).last().click();
   await expect(page).toHaveURL(/\/user\/account\/overview$/);
   return page;
+}
+
+/**
+ * Opens the post form and pastes `png` into its editor as `pasted.png`; answers the editor's textbox.
+ * A paste before the editor module's component is in would land in a bare textarea, which drops
+ * files. The component comes after the page's islands hydrate (the module's browser half loads on its
+ * own), and only on a page drawn once the install reached the server (the CLI tells it through Redis):
+ * the form is loaded again until it is there.
+ */
+export async function pasteIntoPostEditor(page: Page, png: Buffer): Promise<Locator> {
+  await expect(async () => {
+    await page.goto('/ask/post');
+    await page.waitForFunction(() => !document.querySelector('astro-island[ssr]'));
+    await expect(page.locator('.md-editor textarea')).toBeVisible({ timeout: scaled(3000) });
+  }).toPass({ timeout: scaled(30_000) });
+  const editor = page.getByRole('textbox', { name: '内容' });
+  await editor.click();
+  await page.evaluate((b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const data = new DataTransfer();
+    data.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
+    document.querySelector('.md-editor textarea')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, png.toString('base64'));
+  return editor;
 }
 
 /** A file of `size` random bytes in tests/.tmp and its sha1. */
